@@ -1,0 +1,35 @@
+# Thin wrapper around CMake. `make demo` and `make test` install missing Debian
+# packages first (scripts/setup.sh, needs root); plain CMake works without it.
+BUILD ?= build
+FUZZ_BUILD ?= build-fuzz
+JOBS ?= $(shell nproc)
+FUZZ_SECONDS ?= 10
+
+.PHONY: all setup build test unit e2e fuzz demo bench clean
+
+all: build
+
+setup:
+	bash scripts/setup.sh
+
+build:
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	cmake --build $(BUILD) -j $(JOBS)
+
+test: setup build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	$(MAKE) --no-print-directory fuzz
+
+fuzz:
+	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCANOPY_FUZZ=ON -DCMAKE_BUILD_TYPE=Debug
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_targets
+	FUZZ_SECONDS=$(FUZZ_SECONDS) bash tests/fuzz/run.sh $(FUZZ_BUILD)/bin
+
+demo: setup build
+	bash scripts/demo.sh $(BUILD)
+
+bench: build
+	bash bench/topology_load.sh $(BUILD)
+
+clean:
+	rm -rf $(BUILD) $(FUZZ_BUILD)

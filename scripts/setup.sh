@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages Canopy needs, when some are missing.
+# As root it runs apt-get (non-interactively); otherwise it prints the exact
+# package list and exits non-zero so the caller knows what to ask for.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config      # toolchain
+  clang libclang-rt-14-dev                          # libFuzzer targets
+  libgtest-dev nlohmann-json3-dev libcli11-dev      # tests, JSON, command lines
+  libhwloc-dev hwloc                                # node topology
+  infiniband-diags opensm ibsim-utils               # real fabric tools, simulated fabric
+  graphviz gnuplot-nox                              # pictures
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "canopy setup: missing Debian packages (install them as root):" >&2
+  echo "  apt-get install ${missing[*]}" >&2
+  exit 1
+fi
+echo "canopy setup: installing ${missing[*]}"
+apt-get update -q
+DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -1,0 +1,75 @@
+#include "common/file_io.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "common/error.h"
+
+namespace canopy {
+namespace {
+Error io_error(const std::string &what, const std::string &path) {
+  return Error(CANOPY_ERR_IO, what + " " + path + ": " + std::strerror(errno));
+}
+}  // namespace
+
+std::string read_file(const std::string &path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw io_error("cannot open", path);
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    throw Error(CANOPY_ERR_IO, "cannot read " + path + ": is a directory");
+  }
+  std::string content;
+  if (st.st_size > 0) content.reserve(static_cast<size_t>(st.st_size));
+  char chunk[1 << 16];
+  for (;;) {
+    ssize_t n = ::read(fd, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      Error error = io_error("cannot read", path);
+      ::close(fd);
+      throw error;
+    }
+    if (n == 0) break;
+    content.append(chunk, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return content;
+}
+
+void write_file_atomic(const std::string &path, const std::string &content) {
+  std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw io_error("cannot create", tmp);
+  size_t done = 0;
+  while (done < content.size()) {
+    ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      Error error = io_error("cannot write", tmp);
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      throw error;
+    }
+    done += static_cast<size_t>(n);
+  }
+  bool ok = ::fsync(fd) == 0;
+  ok = ::close(fd) == 0 && ok;
+  if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
+    Error error = io_error("cannot write", path);
+    ::unlink(tmp.c_str());
+    throw error;
+  }
+}
+
+bool is_directory(const std::string &path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+}  // namespace canopy

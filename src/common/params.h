@@ -1,0 +1,37 @@
+// The parameter registry: every tunable of Canopy, declared once in params.cpp
+// with its type, default and documentation. Values come from (lowest to highest
+// priority) the default, the JSON object in CANOPY_CONFIG_FILE, and the
+// environment variable CANOPY_<NAME>.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace canopy {
+
+enum class ParamType { Int, Double, Bool, String };
+
+struct ParamDef {
+  const char *name;
+  ParamType type;
+  const char *default_value;
+  const char *doc;
+};
+
+struct ParamValue {
+  std::string text;    // the value, as text
+  std::string source;  // "default", "config file PATH" or "environment CANOPY_NAME"
+};
+
+const std::vector<ParamDef> &param_registry();
+const char *param_type_name(ParamType type);
+std::string param_env_name(const std::string &name);
+
+/** Current value and its source; throws Error(NOT_FOUND) or Error(INVALID_ARG) on a bad value. */
+ParamValue param_lookup(const std::string &name);
+
+std::string param_string(const std::string &name);
+long long param_int(const std::string &name);
+double param_double(const std::string &name);
+bool param_bool(const std::string &name);
+
+}  // namespace canopy

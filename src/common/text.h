@@ -1,0 +1,37 @@
+// Small text helpers shared by the parsers: a line cursor that counts lines,
+// non-throwing number parsing, splitting, and the canonical GUID spelling.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace canopy {
+
+/** Walks a buffer line by line (1-based numbers), without copying; strips '\r'. */
+class LineCursor {
+ public:
+  explicit LineCursor(std::string_view text) : text_(text) {}
+  bool next(std::string_view &line);
+  size_t number() const { return number_; }
+
+ private:
+  std::string_view text_;
+  size_t pos_ = 0;
+  size_t number_ = 0;
+};
+
+std::string_view trim(std::string_view s);
+bool starts_with(std::string_view s, std::string_view prefix);
+/** Whitespace-separated fields. */
+std::vector<std::string_view> split_fields(std::string_view s);
+std::vector<std::string_view> split(std::string_view s, char separator);
+
+/** Parses an unsigned integer (base 0: decimal, or hex with 0x); false on any junk. */
+bool parse_uint(std::string_view s, uint64_t &value, int base = 0);
+bool parse_double(std::string_view s, double &value);
+
+/** "0x" and 16 lower-case hex digits. */
+std::string guid_string(uint64_t guid);
+
+}  // namespace canopy

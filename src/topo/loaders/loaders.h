@@ -1,0 +1,34 @@
+// One loader per input format. Each parses text already read into memory
+// (so tests and fuzzers can feed strings), names @p file in errors as
+// "file:line: what is wrong", never crashes on any input, and returns a
+// finalized Topology (LFT loaders fill in an existing one).
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "topo/topology.h"
+
+namespace canopy::topo {
+
+/** ibnetdiscover default output (Switch/Ca/Rt records, -g chassis headers tolerated). */
+Topology load_ibnetdiscover(std::string_view text, const std::string &file);
+/** `ibnetdiscover -p` port lines. */
+Topology load_ibnetdiscover_ports(std::string_view text, const std::string &file);
+/** OpenSM's opensm-subnet.lst (one line per link, both ends described). */
+Topology load_subnet_lst(std::string_view text, const std::string &file);
+/** ibroute unicast dumps (one or many switches) or OpenSM's opensm-lfts.dump: sets
+    each switch's forwarding table. Switches are matched by GUID. */
+void apply_forwarding_tables(Topology &topo, std::string_view text, const std::string &file);
+/** Slurm topology.conf (topology/tree), with hostlist expressions. */
+Topology load_slurm_topology(std::string_view text, const std::string &file);
+/** Canopy's torus/mesh coordinate file (docs/topology-sources.md). */
+Topology load_torus(std::string_view text, const std::string &file);
+/** A dump directory: ibnetdiscover.txt (or opensm-subnet.lst) + ibroute/*.txt (or opensm-lfts.dump). */
+Topology load_dump_dir(const std::string &dir);
+
+/** Expands a Slurm hostlist ("node[001-003,7],login1") into names; throws Error(PARSE)
+    (without file:line; the caller adds it). Refuses expansions over 1,000,000 names. */
+std::vector<std::string> expand_hostlist(std::string_view expression);
+
+}  // namespace canopy::topo

@@ -1,0 +1,46 @@
+// Routes between hosts: the one the fabric really uses when forwarding tables
+// are loaded (followed hop by hop), dimension-order on tori, otherwise a
+// shortest path. Also a whole-fabric check of the forwarding tables.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "topo/topology.h"
+
+namespace canopy::topo {
+
+enum class RouteMethod { Lft, ShortestPath, DimensionOrder };
+const char *route_method_name(RouteMethod method);  // "lft", "shortest-path", "dimension-order"
+
+struct RouteHop {
+  int node;
+  int in_port;   // 0 at the source host
+  int out_port;  // 0 at the destination host
+};
+
+struct Route {
+  RouteMethod method = RouteMethod::ShortestPath;
+  std::vector<RouteHop> hops;  // source host ... destination host
+
+  int links() const { return hops.empty() ? 0 : static_cast<int>(hops.size()) - 1; }
+};
+
+/** Rate of the link leaving @p hop (0 at the destination). */
+double hop_gbps(const Topology &topo, const RouteHop &hop);
+/** Rate of the slowest link on the route (the host's own link rate for a one-node route). */
+double route_min_gbps(const Topology &topo, const Route &route);
+
+/** The route between two hosts (node indexes). Throws Error(ROUTE) on an LFT hole or loop. */
+Route find_route(const Topology &topo, int host_a, int host_b);
+
+struct ForwardingProblem {
+  int switch_node;
+  uint32_t lid;      // destination LID
+  std::string what;  // "hole: no entry", "loop through ...", "egress port 7 is down"
+};
+
+/** Every (switch, destination host LID) whose forwarding path does not reach the
+    host, at most @p max_reports of them. Empty when there are no forwarding tables. */
+std::vector<ForwardingProblem> check_forwarding_tables(const Topology &topo, size_t max_reports = 100);
+
+}  // namespace canopy::topo

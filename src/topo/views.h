@@ -1,0 +1,55 @@
+// Derived views for a list of hosts, used by the service, mapping and the
+// collectives: hop / slowest-link / delay matrices, leaf-switch grouping, and
+// the hierarchy tree (leaf switch -> hosts, then upward); plus a fabric summary.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "topo/topology.h"
+
+namespace canopy::topo {
+
+struct HostMatrices {
+  int n = 0;
+  std::vector<int> hops;         // n*n, links on the route
+  std::vector<double> gbps;      // n*n, slowest link on the route
+  std::vector<double> delay_us;  // n*n, hops*topo_hop_latency_us + topo_delay_bytes/slowest rate
+};
+
+/** Matrices for @p hosts (node indexes), rows and columns in that order. */
+HostMatrices host_matrices(const Topology &topo, const std::vector<int> &hosts);
+
+/** The hierarchy over a host list: nodes[0] is the root; leaves of the tree are
+    groups of hosts sharing a leaf switch (a switch-less source: one group per host). */
+struct HierarchyNode {
+  int parent = -1;
+  int level = 0;              // 1 = leaf-switch group, increasing upward
+  int switch_node = -1;       // leaf groups: the leaf switch; -1 for upper groups
+  std::vector<int> children;  // hierarchy node indexes
+  std::vector<int> hosts;     // host node indexes in this subtree, in input order
+};
+
+struct Hierarchy {
+  std::vector<HierarchyNode> nodes;
+  int levels = 0;
+};
+
+Hierarchy host_hierarchy(const Topology &topo, const std::vector<int> &hosts);
+/** The leaf-switch groups of @p hosts (the level-1 nodes of the hierarchy). */
+std::vector<std::vector<int>> leaf_groups(const Topology &topo, const std::vector<int> &hosts);
+
+struct Summary {
+  int hosts = 0, switches = 0, links = 0, levels = 0;
+  int diameter = 0;                  // links on the longest shortest host-to-host path
+  std::map<std::string, int> rates;  // "4xQDR" -> number of links
+  int forwarding_tables = 0;
+  size_t forwarding_problems = 0;
+};
+
+Summary summarize(const Topology &topo);
+nlohmann::json summary_json(const Topology &topo, const Summary &summary);
+
+}  // namespace canopy::topo

@@ -1,0 +1,82 @@
+// Status strings, parameter registry, text helpers, atomic file writing.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include "canopy/config.h"
+#include "common/error.h"
+#include "common/file_io.h"
+#include "common/params.h"
+#include "common/text.h"
+
+using namespace canopy;
+
+TEST(Status, EveryCodeHasAName) {
+  for (int s = CANOPY_SUCCESS; s <= CANOPY_ERR_INTERNAL; ++s)
+    EXPECT_STRNE(canopy_status_string(static_cast<canopy_status_t>(s)), "unknown status");
+  EXPECT_STREQ(canopy_status_string(static_cast<canopy_status_t>(999)), "unknown status");
+}
+
+TEST(Status, GuardTurnsErrorsIntoStatusAndMessage) {
+  canopy_status_t s = guard([] { throw parse_error("f.txt", 12, "bad port"); });
+  EXPECT_EQ(s, CANOPY_ERR_PARSE);
+  EXPECT_STREQ(canopy_last_error(), "f.txt:12: bad port");
+  EXPECT_EQ(guard([] {}), CANOPY_SUCCESS);
+}
+
+TEST(Params, DefaultEnvironmentAndConfigFile) {
+  unsetenv("CANOPY_TOPO_HOP_LATENCY_US");
+  unsetenv("CANOPY_CONFIG_FILE");
+  EXPECT_EQ(param_lookup("topo_hop_latency_us").source, "default");
+  std::string path = ::testing::TempDir() + "canopy_config.json";
+  write_file_atomic(path, R"({"topo_hop_latency_us": 0.25})");
+  setenv("CANOPY_CONFIG_FILE", path.c_str(), 1);
+  EXPECT_DOUBLE_EQ(param_double("topo_hop_latency_us"), 0.25);
+  EXPECT_EQ(param_lookup("topo_hop_latency_us").source, "config file " + path);
+  setenv("CANOPY_TOPO_HOP_LATENCY_US", "0.5", 1);
+  EXPECT_DOUBLE_EQ(param_double("topo_hop_latency_us"), 0.5);
+  EXPECT_EQ(param_lookup("topo_hop_latency_us").source, "environment CANOPY_TOPO_HOP_LATENCY_US");
+  setenv("CANOPY_TOPO_HOP_LATENCY_US", "fast", 1);
+  EXPECT_EQ(guard([] { param_double("topo_hop_latency_us"); }), CANOPY_ERR_INVALID_ARG);
+  unsetenv("CANOPY_TOPO_HOP_LATENCY_US");
+  unsetenv("CANOPY_CONFIG_FILE");
+}
+
+TEST(Params, CApiAndUnknownNames) {
+  char buf[32];
+  EXPECT_EQ(canopy_config_get("topo_delay_bytes", buf, sizeof buf), CANOPY_SUCCESS);
+  EXPECT_STREQ(buf, "65536");
+  EXPECT_EQ(canopy_config_get("no_such_parameter", buf, sizeof buf), CANOPY_ERR_NOT_FOUND);
+  EXPECT_EQ(canopy_config_get(nullptr, buf, sizeof buf), CANOPY_ERR_INVALID_ARG);
+  for (const ParamDef &def : param_registry()) EXPECT_GT(std::string(def.doc).size(), 10u) << def.name;
+}
+
+TEST(Text, NumbersFieldsAndGuids) {
+  uint64_t v = 0;
+  EXPECT_TRUE(parse_uint("0x1f", v) && v == 31);
+  EXPECT_TRUE(parse_uint("42", v) && v == 42);
+  EXPECT_FALSE(parse_uint("4x2", v));
+  EXPECT_FALSE(parse_uint("", v));
+  EXPECT_FALSE(parse_uint("99999999999999999999999", v));
+  EXPECT_EQ(guid_string(0x2c90200402bd0ULL), "0x0002c90200402bd0");
+  auto fields = split_fields("  a \tbb  c ");
+  ASSERT_EQ(fields.size(), 3u);
+  EXPECT_EQ(fields[1], "bb");
+  LineCursor cursor("one\r\ntwo\n\nfour");
+  std::string_view line;
+  std::vector<std::string> lines;
+  while (cursor.next(line)) lines.emplace_back(line);
+  EXPECT_EQ(lines, (std::vector<std::string>{"one", "two", "", "four"}));
+  EXPECT_EQ(cursor.number(), 4u);
+}
+
+TEST(FileIo, AtomicWriteReplacesAndReadReportsMissingFiles) {
+  std::string path = ::testing::TempDir() + "canopy_atomic.txt";
+  write_file_atomic(path, "first");
+  write_file_atomic(path, "second");
+  EXPECT_EQ(read_file(path), "second");
+  EXPECT_EQ(guard([] { read_file("/nonexistent/canopy"); }), CANOPY_ERR_IO);
+  EXPECT_NE(std::string(canopy_last_error()).find("/nonexistent/canopy"), std::string::npos);
+  EXPECT_EQ(guard([] { write_file_atomic("/nonexistent/dir/out.txt", "x"); }), CANOPY_ERR_IO);
+}

@@ -1,0 +1,43 @@
+#include "cli.h"
+
+#include <cstdio>
+#include <iostream>
+
+#include "common/error.h"
+
+namespace canopy::cli {
+
+void setup_app(CLI::App &app, const std::string &tool_name) {
+  app.name(tool_name);
+  app.set_version_flag("--version", std::string(tool_name) + " (canopy) " + CANOPY_VERSION_STRING);
+  app.footer("Environment: CANOPY_LOG_LEVEL=error|warn|info|debug|trace, CANOPY_CONFIG_FILE=FILE.json.\n"
+             "Documentation: docs/ in the Canopy source tree.");
+}
+
+void add_json_flag(CLI::App &command, bool &json) {
+  command.add_flag("--json", json, "Write the result as JSON on stdout");
+}
+
+void print_json(const nlohmann::json &value) { std::cout << value.dump(2) << '\n'; }
+
+int run(CLI::App &app, int argc, char **argv, const std::function<int()> &body) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError &e) {
+    return app.exit(e);  // prints help/version to stdout, usage errors to stderr
+  }
+  try {
+    int status = body();
+    std::cout.flush();
+    return status;
+  } catch (const Error &e) {
+    std::fprintf(stderr, "%s: error: %s\n", app.get_name().c_str(), e.what());
+  } catch (const std::bad_alloc &) {
+    std::fprintf(stderr, "%s: error: out of memory\n", app.get_name().c_str());
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "%s: internal error: %s\n", app.get_name().c_str(), e.what());
+  }
+  return 1;
+}
+
+}  // namespace canopy::cli

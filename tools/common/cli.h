@@ -1,0 +1,24 @@
+// Option helpers shared by every Canopy tool, so they all behave alike:
+// -h/--help, --version, --json, errors as "TOOL: error: ..." on stderr with exit
+// status 1 (2 for usage errors), results on stdout.
+#pragma once
+#include <functional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+namespace canopy::cli {
+
+/** Help footer, --version, and sane parsing defaults for a tool or subcommand. */
+void setup_app(CLI::App &app, const std::string &tool_name);
+void add_json_flag(CLI::App &command, bool &json);
+
+/** Pretty JSON to stdout, newline-terminated. */
+void print_json(const nlohmann::json &value);
+
+/** Parses the command line and runs @p body; converts canopy::Error and CLI11
+    errors into the shared exit conventions. */
+int run(CLI::App &app, int argc, char **argv, const std::function<int()> &body);
+
+}  // namespace canopy::cli
