@@ -30,6 +30,21 @@ double hop_gbps(const Topology &topo, const RouteHop &hop);
 /** Rate of the slowest link on the route (the host's own link rate for a one-node route). */
 double route_min_gbps(const Topology &topo, const Route &route);
 
+/** Routes from one source host to any other; computes what is shared once
+    (the breadth-first tree when routes are shortest paths). */
+class RouteFinder {
+ public:
+  RouteFinder(const Topology &topo, int source_host);
+  /** Throws Error(ROUTE) on an LFT hole or loop, or when no path exists. */
+  Route to(int target_host) const;
+  RouteMethod method() const;
+
+ private:
+  const Topology &topo_;
+  int source_;
+  std::vector<std::pair<int, int>> parent_;  // BFS tree: (previous node, its egress port)
+};
+
 /** The route between two hosts (node indexes). Throws Error(ROUTE) on an LFT hole or loop. */
 Route find_route(const Topology &topo, int host_a, int host_b);
 

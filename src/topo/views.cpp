@@ -1,0 +1,167 @@
+#include "topo/views.h"
+
+#include <algorithm>
+#include <deque>
+#include <numeric>
+
+#include "common/params.h"
+#include "topo/routes.h"
+
+namespace canopy::topo {
+namespace {
+
+// The switch a host hangs from, or -1 (host-to-host cable, or unconnected).
+int leaf_switch_of(const Topology &topo, int host) {
+  for (const Port &port : topo.node(host).ports)
+    if (port.connected()) return topo.node(port.peer_node).is_switch() ? port.peer_node : -1;
+  return -1;
+}
+
+struct DisjointSets {
+  std::vector<int> parent;
+  explicit DisjointSets(size_t n) : parent(n) { std::iota(parent.begin(), parent.end(), 0); }
+  int find(int x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  }
+  void join(int a, int b) { parent[find(a)] = find(b); }
+};
+
+// Group id per host at each level: level 1 groups hosts by leaf switch; level L
+// groups them by the connected components of the switches of level <= L.
+std::vector<std::vector<int>> group_ids_per_level(const Topology &topo, const std::vector<int> &hosts) {
+  std::vector<int> leaf(hosts.size());
+  int top_level = 1;
+  for (size_t i = 0; i < hosts.size(); ++i) leaf[i] = leaf_switch_of(topo, hosts[i]);
+  for (int s : topo.switches()) top_level = std::max(top_level, topo.node(s).level);
+
+  std::vector<std::vector<int>> levels;
+  for (int level = 1; level <= top_level; ++level) {
+    DisjointSets sets(topo.nodes().size());
+    if (level > 1)
+      for (const Link &link : topo.links()) {
+        const Node &a = topo.node(link.node_a), &b = topo.node(link.node_b);
+        if (a.is_switch() && b.is_switch() && a.level && b.level && a.level <= level && b.level <= level)
+          sets.join(link.node_a, link.node_b);
+      }
+    std::vector<int> ids(hosts.size());
+    for (size_t i = 0; i < hosts.size(); ++i) ids[i] = leaf[i] >= 0 ? sets.find(leaf[i]) : hosts[i];
+    levels.push_back(std::move(ids));
+  }
+  return levels;
+}
+
+int count_distinct(std::vector<int> ids) {
+  std::sort(ids.begin(), ids.end());
+  return static_cast<int>(std::unique(ids.begin(), ids.end()) - ids.begin());
+}
+
+}  // namespace
+
+HostMatrices host_matrices(const Topology &topo, const std::vector<int> &hosts) {
+  const double hop_us = param_double("topo_hop_latency_us");
+  const double bits = 8.0 * static_cast<double>(param_int("topo_delay_bytes"));
+  const double unknown_gbps = param_double("topo_default_gbps");
+  HostMatrices m;
+  size_t n = hosts.size();
+  m.n = static_cast<int>(n);
+  m.hops.assign(n * n, 0);
+  m.gbps.assign(n * n, 0);
+  m.delay_us.assign(n * n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    RouteFinder finder(topo, hosts[i]);
+    for (size_t j = 0; j < n; ++j) {
+      Route route = finder.to(hosts[j]);
+      double gbps = route_min_gbps(topo, route);
+      m.hops[i * n + j] = route.links();
+      m.gbps[i * n + j] = gbps;
+      // Gb/s is kilobits per microsecond; rates a source does not give use the default.
+      if (route.links()) m.delay_us[i * n + j] = route.links() * hop_us + bits / ((gbps > 0 ? gbps : unknown_gbps) * 1e3);
+    }
+  }
+  return m;
+}
+
+Hierarchy host_hierarchy(const Topology &topo, const std::vector<int> &hosts) {
+  std::vector<std::vector<int>> levels = group_ids_per_level(topo, hosts);
+  // Keep a level only where it merges groups; the last one becomes the root.
+  std::vector<std::vector<int>> kept;
+  for (auto &ids : levels)
+    if (kept.empty() || count_distinct(ids) < count_distinct(kept.back())) kept.push_back(std::move(ids));
+  if (count_distinct(kept.back()) > 1 || kept.size() == 1) kept.push_back(std::vector<int>(hosts.size(), -1));
+
+  Hierarchy tree;
+  tree.levels = static_cast<int>(kept.size());
+  tree.nodes.push_back({-1, tree.levels, -1, {}, {}});
+  // Top-down: each level's groups become children of the group above that holds them.
+  std::vector<int> above(hosts.size(), 0);  // hierarchy node of each host at the level above
+  for (int level = tree.levels - 1; level >= 1; --level) {
+    std::map<std::pair<int, int>, int> node_of_group;  // (node above, group id) -> node
+    for (size_t i = 0; i < hosts.size(); ++i) {
+      auto [it, added] = node_of_group.try_emplace({above[i], kept[level - 1][i]}, static_cast<int>(tree.nodes.size()));
+      if (added) {
+        tree.nodes.push_back({above[i], level, level == 1 ? leaf_switch_of(topo, hosts[i]) : -1, {}, {}});
+        tree.nodes[above[i]].children.push_back(it->second);
+      }
+      above[i] = it->second;
+    }
+  }
+  for (size_t i = 0; i < hosts.size(); ++i)
+    for (int node = above[i]; node >= 0; node = tree.nodes[node].parent) tree.nodes[node].hosts.push_back(hosts[i]);
+  return tree;
+}
+
+std::vector<std::vector<int>> leaf_groups(const Topology &topo, const std::vector<int> &hosts) {
+  Hierarchy tree = host_hierarchy(topo, hosts);
+  std::vector<std::vector<int>> groups;
+  for (const HierarchyNode &node : tree.nodes)
+    if (node.level == 1) groups.push_back(node.hosts);
+  return groups;
+}
+
+Summary summarize(const Topology &topo) {
+  Summary s;
+  s.hosts = static_cast<int>(topo.hosts().size());
+  s.switches = static_cast<int>(topo.switches().size());
+  s.links = static_cast<int>(topo.links().size());
+  for (int sw : topo.switches()) s.levels = std::max(s.levels, topo.node(sw).level);
+  for (const Link &link : topo.links()) ++s.rates[rate_string(link.rate)];
+  s.forwarding_tables = topo.num_forwarding_tables();
+  s.forwarding_problems = check_forwarding_tables(topo, SIZE_MAX).size();
+  // Diameter over shortest paths: breadth-first search from every switch with hosts.
+  std::vector<int> distance(topo.nodes().size());
+  for (int start : topo.switches()) {
+    if (topo.node(start).level != 1) continue;
+    std::fill(distance.begin(), distance.end(), -1);
+    distance[start] = 0;
+    std::deque<int> queue{start};
+    while (!queue.empty()) {
+      int node = queue.front();
+      queue.pop_front();
+      for (const Port &port : topo.node(node).ports) {
+        if (!port.connected() || distance[port.peer_node] >= 0) continue;
+        distance[port.peer_node] = distance[node] + 1;
+        if (topo.node(port.peer_node).is_switch()) queue.push_back(port.peer_node);
+        else s.diameter = std::max(s.diameter, distance[port.peer_node] + 1);
+      }
+    }
+  }
+  return s;
+}
+
+nlohmann::json summary_json(const Topology &topo, const Summary &s) {
+  nlohmann::json rates = nlohmann::json::object();
+  for (const auto &[rate, count] : s.rates) rates[rate] = count;
+  return {{"source", topo.source()},
+          {"hosts", s.hosts},
+          {"switches", s.switches},
+          {"links", s.links},
+          {"levels", s.levels},
+          {"diameter", s.diameter},
+          {"link_rates", rates},
+          {"forwarding_tables", s.forwarding_tables},
+          {"forwarding_problems", s.forwarding_problems},
+          {"routes", topo.has_forwarding_tables() ? "lft" : topo.torus() ? "dimension-order" : "shortest-path"}};
+}
+
+}  // namespace canopy::topo

@@ -1,0 +1,94 @@
+// Matrices, leaf grouping, hierarchy tree and summary over model fabrics.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "fabric_builder.h"
+#include "topo/views.h"
+
+using namespace canopy;
+using namespace canopy::topo;
+using canopy::test::TwoLevelFatTree;
+
+TEST(Views, HopSpeedAndDelayMatrices) {
+  TwoLevelFatTree f;
+  int slow = f.add_host("slow", f.leaf2, 5, ib_rate(4, LinkSpeed::SDR));
+  f.topo.finalize();
+  setenv("CANOPY_TOPO_HOP_LATENCY_US", "0.5", 1);
+  setenv("CANOPY_TOPO_DELAY_BYTES", "1000", 1);
+  HostMatrices m = host_matrices(f.topo, {f.h1, f.h2, f.h3, slow});
+  unsetenv("CANOPY_TOPO_HOP_LATENCY_US");
+  unsetenv("CANOPY_TOPO_DELAY_BYTES");
+  ASSERT_EQ(m.n, 4);
+  EXPECT_EQ(m.hops, (std::vector<int>{0, 2, 4, 4, 2, 0, 4, 4, 4, 4, 0, 2, 4, 4, 2, 0}));
+  EXPECT_DOUBLE_EQ(m.gbps[0 * 4 + 2], 32.0);
+  EXPECT_DOUBLE_EQ(m.gbps[0 * 4 + 3], 8.0);
+  EXPECT_DOUBLE_EQ(m.gbps[3 * 4 + 3], 8.0);
+  EXPECT_DOUBLE_EQ(m.delay_us[0], 0.0);
+  EXPECT_DOUBLE_EQ(m.delay_us[0 * 4 + 1], 2 * 0.5 + 8000.0 / 32e3);
+  EXPECT_DOUBLE_EQ(m.delay_us[0 * 4 + 3], 4 * 0.5 + 8000.0 / 8e3);
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j) EXPECT_EQ(m.hops[i * 4 + j], m.hops[j * 4 + i]);
+}
+
+TEST(Views, TwoLevelHierarchyGroupsByLeafSwitch) {
+  TwoLevelFatTree f;
+  Hierarchy tree = host_hierarchy(f.topo, {f.h3, f.h1, f.h4, f.h2});
+  ASSERT_EQ(tree.levels, 2);
+  const HierarchyNode &root = tree.nodes[0];
+  EXPECT_EQ(root.parent, -1);
+  EXPECT_EQ(root.hosts.size(), 4u);
+  ASSERT_EQ(root.children.size(), 2u);
+  const HierarchyNode &first = tree.nodes[root.children[0]];
+  EXPECT_EQ(first.switch_node, f.leaf2);
+  EXPECT_EQ(first.hosts, (std::vector<int>{f.h3, f.h4}));
+  EXPECT_EQ(tree.nodes[root.children[1]].hosts, (std::vector<int>{f.h1, f.h2}));
+  auto groups = leaf_groups(f.topo, {f.h1, f.h2, f.h3});
+  EXPECT_EQ(groups, (std::vector<std::vector<int>>{{f.h1, f.h2}, {f.h3}}));
+}
+
+TEST(Views, ThreeLevelHierarchyGroupsPods) {
+  // Two pods of two leaves each; each pod has its own aggregation switch; one core.
+  canopy::test::FabricBuilder b;
+  int core = b.add_switch("core");
+  std::vector<int> hosts;
+  for (int pod = 0; pod < 2; ++pod) {
+    int agg = b.add_switch("agg" + std::to_string(pod));
+    b.link(agg, 16, core, pod + 1);
+    for (int l = 0; l < 2; ++l) {
+      int leaf = b.add_switch("leaf" + std::to_string(pod) + std::to_string(l));
+      b.link(leaf, 16, agg, l + 1);
+      for (int h = 0; h < 2; ++h) hosts.push_back(b.add_host("h" + std::to_string(hosts.size()), leaf, h + 1));
+    }
+  }
+  b.topo.finalize();
+  Hierarchy tree = host_hierarchy(b.topo, hosts);
+  ASSERT_EQ(tree.levels, 3);
+  ASSERT_EQ(tree.nodes[0].children.size(), 2u);  // pods
+  for (int pod : tree.nodes[0].children) {
+    EXPECT_EQ(tree.nodes[pod].level, 2);
+    EXPECT_EQ(tree.nodes[pod].hosts.size(), 4u);
+    ASSERT_EQ(tree.nodes[pod].children.size(), 2u);  // leaves
+    for (int leaf : tree.nodes[pod].children) EXPECT_EQ(tree.nodes[leaf].hosts.size(), 2u);
+  }
+  EXPECT_EQ(b.topo.node(core).level, 3);
+  Summary s = summarize(b.topo);
+  EXPECT_EQ(s.levels, 3);
+  EXPECT_EQ(s.diameter, 6);
+  EXPECT_EQ(s.hosts, 8);
+  EXPECT_EQ(s.switches, 7);
+}
+
+TEST(Views, SummaryCountsRatesAndProblems) {
+  TwoLevelFatTree f;
+  f.route_all_through_spine_b();
+  Summary s = summarize(f.topo);
+  EXPECT_EQ(s.links, 8);
+  EXPECT_EQ(s.rates.at("4xQDR"), 8);
+  EXPECT_EQ(s.diameter, 4);
+  EXPECT_EQ(s.forwarding_tables, 4);
+  EXPECT_EQ(s.forwarding_problems, 0u);
+  f.forward(f.spine_b, f.h1, Topology::kNoPort);
+  f.topo.finalize();
+  EXPECT_EQ(summarize(f.topo).forwarding_problems, 1u);
+}
