@@ -24,8 +24,12 @@ void apply_forwarding_tables(Topology &topo, std::string_view text, const std::s
 Topology load_slurm_topology(std::string_view text, const std::string &file);
 /** Canopy's torus/mesh coordinate file (docs/topology-sources.md). */
 Topology load_torus(std::string_view text, const std::string &file);
-/** A dump directory: ibnetdiscover.txt (or opensm-subnet.lst) + ibroute/*.txt (or opensm-lfts.dump). */
+/** A dump directory: ibnetdiscover.txt (or opensm-subnet.lst) + ibroute/NAME.txt (or opensm-lfts.dump). */
 Topology load_dump_dir(const std::string &dir);
+
+/** A host file (one host per line, "host slots=N" and "host:N" accepted) resolved
+    against @p topo, in file order; unknown hosts are errors with file:line. */
+std::vector<int> parse_hostfile(const Topology &topo, std::string_view text, const std::string &file);
 
 /** Expands a Slurm hostlist ("node[001-003,7],login1") into names; throws Error(PARSE)
     (without file:line; the caller adds it). Refuses expansions over 1,000,000 names. */

@@ -1,0 +1,122 @@
+#include "common/subprocess.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+extern char **environ;
+
+namespace canopy {
+namespace {
+
+double now_s() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+struct Pipe {
+  int fd[2] = {-1, -1};
+  bool open() { return ::pipe2(fd, O_CLOEXEC) == 0; }
+  void close_end(int i) {
+    if (fd[i] >= 0) ::close(fd[i]);
+    fd[i] = -1;
+  }
+  ~Pipe() { close_end(0), close_end(1); }
+};
+
+// Feeds stdin and drains stdout/stderr until the child closes them or time runs out.
+void pump(Pipe &in, Pipe &out, Pipe &err, const std::string &input, CommandResult &result, double deadline) {
+  size_t written = 0;
+  if (input.empty()) in.close_end(1);
+  char buffer[65536];
+  while (out.fd[0] >= 0 || err.fd[0] >= 0) {
+    pollfd fds[3] = {{out.fd[0], POLLIN, 0}, {err.fd[0], POLLIN, 0}, {in.fd[1], POLLOUT, 0}};
+    int wait_ms = deadline > 0 ? static_cast<int>((deadline - now_s()) * 1000) : 1000;
+    if (deadline > 0 && wait_ms <= 0) {
+      result.timed_out = true;
+      return;
+    }
+    if (::poll(fds, 3, wait_ms) < 0 && errno != EINTR) return;
+    for (int i = 0; i < 2; ++i) {
+      if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      Pipe &p = i == 0 ? out : err;
+      ssize_t n = ::read(p.fd[0], buffer, sizeof buffer);
+      if (n <= 0) {
+        if (n == 0 || errno != EINTR) p.close_end(0);
+        continue;
+      }
+      std::string &sink = i == 0 ? result.out : result.err;
+      sink.append(buffer, static_cast<size_t>(n));
+      if (i == 1 && sink.size() > 65536) sink.erase(0, sink.size() - 65536);
+    }
+    if (fds[2].revents & (POLLOUT | POLLERR | POLLHUP)) {
+      ssize_t n = ::write(in.fd[1], input.data() + written, input.size() - written);
+      if (n > 0) written += static_cast<size_t>(n);
+      if (n < 0 && errno != EINTR && errno != EAGAIN) written = input.size();
+      if (written == input.size()) in.close_end(1);
+    }
+  }
+}
+
+}  // namespace
+
+CommandResult run_command(const std::vector<std::string> &argv, const std::string &input,
+                          const std::string &stdout_path, double timeout_s) {
+  CommandResult result;
+  Pipe in, out, err;
+  if (argv.empty() || !in.open() || !out.open() || !err.open()) return result;
+  ::signal(SIGPIPE, SIG_IGN);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, in.fd[0], 0);
+  if (stdout_path.empty())
+    posix_spawn_file_actions_adddup2(&actions, out.fd[1], 1);
+  else
+    posix_spawn_file_actions_addopen(&actions, 1, stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, err.fd[1], 2);
+  std::vector<char *> args;
+  for (const std::string &a : argv) args.push_back(const_cast<char *>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = -1;
+  int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  in.close_end(0), out.close_end(1), err.close_end(1);
+  if (rc != 0) {
+    result.err = std::string("cannot run ") + argv[0] + ": " + std::strerror(rc);
+    return result;
+  }
+  double deadline = timeout_s > 0 ? now_s() + timeout_s : 0;
+  pump(in, out, err, input, result, deadline);
+  if (result.timed_out) ::kill(pid, SIGKILL);
+  // The child may outlive its pipes; keep honouring the deadline while reaping it.
+  int status = 0;
+  for (;;) {
+    pid_t reaped = ::waitpid(pid, &status, result.timed_out ? 0 : WNOHANG);
+    if (reaped == pid || (reaped < 0 && errno != EINTR)) break;
+    if (deadline > 0 && now_s() > deadline && !result.timed_out) {
+      result.timed_out = true;
+      ::kill(pid, SIGKILL);
+    }
+    if (reaped == 0) ::usleep(1000);
+  }
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return result;
+}
+
+std::string describe_failure(const std::vector<std::string> &argv, const CommandResult &result) {
+  std::string what = argv.empty() ? "command" : argv[0];
+  if (result.timed_out) return what + " timed out";
+  std::string tail = result.err.size() > 400 ? result.err.substr(result.err.size() - 400) : result.err;
+  while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.pop_back();
+  return what + " failed (exit " + std::to_string(result.exit_code) + ")" + (tail.empty() ? "" : ": " + tail);
+}
+
+}  // namespace canopy

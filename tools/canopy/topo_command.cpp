@@ -1,0 +1,75 @@
+// canopy topo SOURCE: what a topology holds, as text, JSON, DOT or SVG.
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include "cli.h"
+#include "commands.h"
+#include "common/error.h"
+#include "common/text.h"
+#include "topo/drawing.h"
+#include "topo/routes.h"
+#include "topo/source.h"
+#include "topo/views.h"
+
+namespace canopy::cli {
+namespace {
+
+struct TopoOptions {
+  std::string source, svg;
+  bool json = false, dot = false, formats = false;
+};
+
+void print_summary(const topo::Topology &topo, const topo::Summary &s) {
+  std::printf("source:      %s\n", topo.source().c_str());
+  std::printf("hosts:       %d\n", s.hosts);
+  std::printf("switches:    %d in %d level%s\n", s.switches, s.levels, s.levels == 1 ? "" : "s");
+  std::printf("links:       %d\n", s.links);
+  std::printf("link rates: ");
+  for (const auto &[rate, count] : s.rates) std::printf(" %s x%d", rate.c_str(), count);
+  std::printf("\ndiameter:    %d links\n", s.diameter);
+  if (topo.has_forwarding_tables())
+    std::printf("routes:      forwarding tables of %d switches, %zu problem%s\n", s.forwarding_tables,
+                s.forwarding_problems, s.forwarding_problems == 1 ? "" : "s");
+  else
+    std::printf("routes:      %s (no forwarding tables loaded)\n", topo.torus() ? "dimension order" : "shortest paths");
+  for (const topo::ForwardingProblem &p : topo::check_forwarding_tables(topo, 10))
+    std::printf("  problem:   switch %s (%s), LID %u: %s\n", topo.node(p.switch_node).name.c_str(),
+                guid_string(topo.node(p.switch_node).guid).c_str(), p.lid, p.what.c_str());
+}
+
+int run_topo(const TopoOptions &o) {
+  if (o.formats) {
+    for (const topo::SourceFormat &f : topo::source_formats()) std::printf("%-20s %s\n", f.name, f.doc);
+    return 0;
+  }
+  if (o.source.empty()) throw Error(CANOPY_ERR_INVALID_ARG, "a SOURCE is required (see --help)");
+  topo::Topology topo = topo::load_topology(o.source);
+  if (!o.svg.empty()) topo::render_svg(topo::fabric_dot(topo), o.svg);
+  if (o.dot) {
+    std::cout << topo::fabric_dot(topo);
+  } else if (o.json) {
+    print_json(topo::summary_json(topo, topo::summarize(topo)));
+  } else {
+    print_summary(topo, topo::summarize(topo));
+    if (!o.svg.empty()) std::printf("drawing:     %s\n", o.svg.c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+
+CommandRunner add_topo_command(CLI::App &app) {
+  auto o = std::make_shared<TopoOptions>();
+  CLI::App *cmd = app.add_subcommand("topo", "Load a topology SOURCE and describe it");
+  cmd->add_option("SOURCE", o->source,
+                  "Topology source: a dump directory or a file, optionally FORMAT:PATH (see --formats)");
+  add_json_flag(*cmd, o->json);
+  cmd->add_flag("--dot", o->dot, "Write the fabric drawing as Graphviz DOT on stdout");
+  cmd->add_option("--svg", o->svg, "Draw the fabric into this SVG file (needs Graphviz)");
+  cmd->add_flag("--formats", o->formats, "List the source formats and exit");
+  cmd->footer("Example: canopy topo dump/current --svg fabric.svg");
+  return [o] { return run_topo(*o); };
+}
+
+}  // namespace canopy::cli
