@@ -80,3 +80,9 @@ TEST(FileIo, AtomicWriteReplacesAndReadReportsMissingFiles) {
   EXPECT_NE(std::string(canopy_last_error()).find("/nonexistent/canopy"), std::string::npos);
   EXPECT_EQ(guard([] { write_file_atomic("/nonexistent/dir/out.txt", "x"); }), CANOPY_ERR_IO);
 }
+
+TEST(Params, EveryParameterIsDocumented) {
+  std::string doc = read_file(std::string(CANOPY_SOURCE_DIR) + "/docs/configuration.md");
+  for (const ParamDef &def : param_registry())
+    EXPECT_NE(doc.find(std::string("`") + def.name + "`"), std::string::npos) << def.name << " missing from docs/configuration.md";
+}

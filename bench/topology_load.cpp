@@ -1,0 +1,58 @@
+// Times loading a topology SOURCE (parse + finalize) and, separately, the
+// whole-fabric summary; reports the best and median of N runs and peak RSS.
+// Usage: bench_topology_load SOURCE [RUNS]
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "common/error.h"
+#include "topo/source.h"
+#include "topo/views.h"
+
+namespace {
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+void report(const char *what, std::vector<double> times) {
+  std::sort(times.begin(), times.end());
+  std::printf("%-22s best %8.3f s   median %8.3f s   (%zu runs)\n", what, times.front(), times[times.size() / 2],
+              times.size());
+}
+}  // namespace
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: %s SOURCE [RUNS]\n", argv[0]);
+    return 2;
+  }
+  int runs = argc > 2 ? std::max(1, std::atoi(argv[2])) : 5;
+  std::vector<double> load_times, summary_times;
+  canopy::topo::Summary summary;
+  canopy_status_t status = canopy::guard([&] {
+    for (int i = 0; i < runs; ++i) {
+      auto start = std::chrono::steady_clock::now();
+      canopy::topo::Topology topo = canopy::topo::load_topology(argv[1]);
+      load_times.push_back(seconds_since(start));
+      start = std::chrono::steady_clock::now();
+      summary = canopy::topo::summarize(topo);
+      summary_times.push_back(seconds_since(start));
+    }
+  });
+  if (status != CANOPY_SUCCESS) {
+    std::fprintf(stderr, "bench_topology_load: %s\n", canopy_last_error());
+    return 1;
+  }
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  std::printf("source: %s\nhosts %d, switches %d, links %d, forwarding tables %d, problems %zu\n", argv[1],
+              summary.hosts, summary.switches, summary.links, summary.forwarding_tables, summary.forwarding_problems);
+  report("load (parse+finalize)", load_times);
+  report("summary (LFT check)", summary_times);
+  std::printf("peak RSS %.1f MiB\n", static_cast<double>(usage.ru_maxrss) / 1024.0);
+  return 0;
+}
