@@ -24,7 +24,8 @@ int run(CLI::App &app, int argc, char **argv, const std::function<int()> &body) 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
-    return app.exit(e);  // prints help/version to stdout, usage errors to stderr
+    int code = app.exit(e);  // prints help/version to stdout, usage errors to stderr
+    return code == 0 ? 0 : 2;
   }
   try {
     int status = body();

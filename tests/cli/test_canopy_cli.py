@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""The `canopy` command-line contract, on a two-switch fabric recorded from ibsim
+(OpenSM minhop routing, dumped with the real ibnetdiscover and ibroute; the
+ibtracert answers for every host pair are recorded beside it).
+
+Usage: test_canopy_cli.py BIN_DIR DATA_DIR"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ibtracert  # noqa: E402
+
+BIN, DATA = sys.argv[1], sys.argv[2]
+DUMP = os.path.join(DATA, "two-switch-dump")
+failures = []
+
+
+def canopy(*args, env=None):
+    full_env = dict(os.environ, **(env or {}))
+    return subprocess.run([os.path.join(BIN, "canopy"), *args], capture_output=True, text=True, env=full_env,
+                          timeout=60)
+
+
+def check(name, condition, detail=""):
+    print(("ok   " if condition else "FAIL ") + name + ("" if condition else f": {detail}"))
+    if not condition:
+        failures.append(name)
+
+
+def test_help_and_version():
+    for args in (["--help"], ["topo", "--help"], ["route", "--help"], ["info", "--help"]):
+        r = canopy(*args)
+        check("help " + " ".join(args), r.returncode == 0 and "Usage" in r.stdout, r.stderr)
+    r = canopy("--version")
+    check("version", r.returncode == 0 and "canopy" in r.stdout, r.stdout)
+    r = canopy()
+    check("no subcommand is a usage error (exit 2)", r.returncode == 2, r.returncode)
+
+
+def test_summary():
+    r = canopy("topo", DUMP, "--json")
+    check("topo --json exit 0", r.returncode == 0, r.stderr)
+    s = json.loads(r.stdout)
+    check("topo counts", (s["hosts"], s["switches"], s["links"]) == (4, 2, 6), s)
+    check("topo routes from forwarding tables", s["routes"] == "lft" and s["forwarding_tables"] == 2, s)
+    check("topo no forwarding problems", s["forwarding_problems"] == 0, s)
+    check("topo rates", s["link_rates"] == {"4xSDR": 6}, s["link_rates"])
+    r = canopy("topo", DUMP)
+    check("topo text", r.returncode == 0 and "hosts:       4" in r.stdout, r.stdout)
+
+
+def test_routes_equal_ibtracert():
+    with open(DUMP + ".ibtracert") as f:
+        expected = list(ibtracert.parse(f.read()))
+    check("recorded ibtracert routes", len(expected) == 12, len(expected))
+    names = {"0x0000000000100000": "H1", "0x0000000000100003": "H2", "0x0000000000100006": "H3",
+             "0x0000000000100009": "H4"}
+    for want in expected:
+        a, b = names[want[0][0]], names[want[-1][0]]
+        r = canopy("route", DUMP, a, b, "--json")
+        got = ibtracert.canopy_hops(json.loads(r.stdout)) if r.returncode == 0 else r.stderr
+        check(f"route {a}->{b} equals ibtracert", got == want, f"{got} != {want}")
+    r = canopy("route", DUMP, "H1", "H4")
+    first = r.stdout.splitlines()[0] if r.stdout else ""
+    check("route text: service answer line", first == "H1 0x0000000000200000 0x0000000000200001 H4", first)
+    r = canopy("route", DUMP, "0x0000000000100001", "H2", "--json")
+    check("host by port GUID", r.returncode == 0 and json.loads(r.stdout)["from"] == "H1", r.stderr)
+
+
+def test_matrix():
+    with tempfile.NamedTemporaryFile("w", suffix=".hosts", delete=False) as f:
+        f.write("# allocation order\nH3 slots=4\nH1\nH2:2\nH4\n")
+    r = canopy("route", DUMP, "--matrix", f.name, "--json")
+    os.unlink(f.name)
+    check("matrix exit 0", r.returncode == 0, r.stderr)
+    m = json.loads(r.stdout)
+    check("matrix host order", m["hosts"] == ["H3", "H1", "H2", "H4"], m["hosts"])
+    check("matrix hops", m["hops"] == [[0, 4, 4, 2], [4, 0, 2, 4], [4, 2, 0, 4], [2, 4, 4, 0]], m["hops"])
+    check("matrix gbps", all(v == 8.0 for row in m["gbps"] for v in row), m["gbps"])
+    check("leaf groups", m["leaf_groups"] == [["H3", "H4"], ["H1", "H2"]], m["leaf_groups"])
+    check("hierarchy root", len(m["hierarchy"]["children"]) == 2, m["hierarchy"])
+
+
+def test_errors():
+    r = canopy("topo", "/nonexistent/fabric.txt")
+    check("missing file: exit 1 + message", r.returncode == 1 and "canopy: error:" in r.stderr
+          and "/nonexistent/fabric.txt" in r.stderr, r.stderr)
+    r = canopy("route", DUMP, "H1", "nosuchhost")
+    check("unknown host: exit 1", r.returncode == 1 and "nosuchhost" in r.stderr, r.stderr)
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+        f.write("Switch\t8 \"S-0000000000200000\"\t\t# \"S1\" base port 0 lid 1 lmc 0\n[99]\t\"H-1\"[1]\n")
+    r = canopy("topo", f.name)
+    check("parse error names file:line", r.returncode == 1 and f"{f.name}:2:" in r.stderr, r.stderr)
+    os.unlink(f.name)
+    r = canopy("route", DUMP, "--matrix", "/dev/null", env={"CANOPY_TOPO_DELAY_BYTES": "lots"})
+    check("bad parameter value is an error", r.returncode == 1 and "CANOPY_TOPO_DELAY_BYTES" in r.stderr, r.stderr)
+
+
+def test_svg():
+    with tempfile.TemporaryDirectory() as d:
+        svg = os.path.join(d, "fabric.svg")
+        r = canopy("topo", DUMP, "--svg", svg)
+        ok = r.returncode == 0 and os.path.exists(svg) and "<svg" in open(svg).read()
+        check("svg drawn", ok, r.stderr)
+        r = canopy("topo", DUMP, "--dot")
+        check("dot has clusters and colours", "subgraph cluster_" in r.stdout and "color=" in r.stdout, r.stdout[:200])
+        bad = os.path.join(d, "missing-dir", "fabric.svg")
+        r = canopy("topo", DUMP, "--svg", bad)
+        check("svg into a missing directory fails cleanly", r.returncode == 1 and "fabric.svg" in r.stderr, r.stderr)
+        check("no half-written svg left", sorted(os.listdir(d)) == ["fabric.svg"], os.listdir(d))
+
+
+def test_info():
+    r = canopy("info", "--config", "--json", env={"CANOPY_TOPO_HOP_LATENCY_US": "0.3"})
+    params = {p["name"]: p for p in json.loads(r.stdout)}
+    check("info lists parameters", "log_level" in params and "topo_delay_bytes" in params, params.keys())
+    p = params["topo_hop_latency_us"]
+    check("info shows value and source", p["value"] == "0.3" and p["source"].startswith("environment"), p)
+
+
+for test in (test_help_and_version, test_summary, test_routes_equal_ibtracert, test_matrix, test_errors, test_svg,
+             test_info):
+    test()
+print(f"{len(failures)} failed" if failures else "all passed")
+sys.exit(1 if failures else 0)
