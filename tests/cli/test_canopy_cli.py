@@ -95,7 +95,10 @@ def test_errors():
     r = canopy("topo", f.name)
     check("parse error names file:line", r.returncode == 1 and f"{f.name}:2:" in r.stderr, r.stderr)
     os.unlink(f.name)
-    r = canopy("route", DUMP, "--matrix", "/dev/null", env={"CANOPY_TOPO_DELAY_BYTES": "lots"})
+    with tempfile.NamedTemporaryFile("w", suffix=".hosts", delete=False) as f:
+        f.write("H1\nH2\n")
+    r = canopy("route", DUMP, "--matrix", f.name, env={"CANOPY_TOPO_DELAY_BYTES": "lots"})
+    os.unlink(f.name)
     check("bad parameter value is an error", r.returncode == 1 and "CANOPY_TOPO_DELAY_BYTES" in r.stderr, r.stderr)
 
 
