@@ -141,7 +141,7 @@ ibsim_run() {
 # The engine OpenSM really used: "<engine> tables configured on all switches".
 # OpenSM logs a failing engine's error and then silently configures minhop.
 ibsim_engine_used() {
-  sed -n 's/.*osm_ucast_mgr_process: \([a-z0-9_-]*\) tables configured on all switches.*/\1/p' \
+  sed -n 's/.*osm_ucast_mgr_process: \([A-Za-z0-9_-]*\) tables configured on all switches.*/\1/p' \
     "${1:-$IBSIM_WORKDIR/osm.log}" | tail -n 1
 }
 

@@ -9,6 +9,7 @@ Canopy against the tools, so they must not share its parsing.
   load_dump(dir)            -> Discovery with forwarding tables, from a dump directory
   lft_walk(discovery, a, b) -> [Hop] following the forwarding tables
   switch_distances(discovery, switch GUID) -> {switch GUID: links away}
+  rate_gbps("4xQDR")        -> 32.0
 """
 import os
 import re
@@ -98,6 +99,16 @@ def parse_ibnetdiscover(text, source="ibnetdiscover"):
     if not disc.nodes:
         raise ParseError(f"{source}: no Switch or Ca records")
     return disc
+
+
+_LANE_GBPS = {"SDR": 2.0, "DDR": 4.0, "QDR": 8.0, "FDR10": 10.0, "FDR": 13.64, "EDR": 25.0, "HDR": 50.0,
+              "NDR": 100.0}
+
+
+def rate_gbps(rate):
+    """Data rate of an ibnetdiscover rate like "4xQDR" (0 if not one)."""
+    match = re.match(r"^(\d+)x([A-Z0-9]+)$", rate or "")
+    return int(match.group(1)) * _LANE_GBPS.get(match.group(2), 0) if match else 0.0
 
 
 # ---- ibroute -------------------------------------------------------------

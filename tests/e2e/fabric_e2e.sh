@@ -2,10 +2,11 @@
 # One end-to-end fabric test: generate a net file, start ibsim, route it with
 # OpenSM (the engine must really be used), dump it with canopy-collect, then
 # compare routes for a seeded sample of host pairs against the real ibtracert:
-#   1. the dump's own forwarding tables (compare_routes.py's walk) vs ibtracert:
+#   1. the dump's own forwarding tables (compare_routes.py's walk) vs ibtracert,
+#      and the link rates ibnetdiscover reported vs what gen_fabric.py intended:
 #      proves the dump canopy-collect published is faithful;
 #   2. `canopy route DUMP A B --json` vs ibtracert, hop by hop, with the link
-#      rates checked against what gen_fabric.py intended.
+#      rates it reports checked against what gen_fabric.py intended.
 # Without the canopy CLI (not built yet) step 2 is skipped and the test exits 77
 # (CTest: skipped) after step 1 passed.
 #
@@ -60,7 +61,7 @@ compare=(python3 "$here/compare_routes.py" --dump "$work/dumps/current" --pairs 
          --preload "$IBSIM_UMAD2SIM" --expected ibtracert)
 
 step "dump forwarding tables vs ibtracert"
-"${compare[@]}" --actual lft-walk
+"${compare[@]}" --actual lft-walk --expect "$work/expect.json"
 step_done compare-dump
 
 status=0
