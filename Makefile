@@ -20,6 +20,10 @@ test: setup build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	$(MAKE) --no-print-directory fuzz
 
+# End-to-end tests only: simulated fabrics (ibsim + OpenSM + infiniband-diags).
+e2e: setup build
+	cd $(BUILD) && ctest -L e2e --output-on-failure -j $(JOBS)
+
 fuzz:
 	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCANOPY_FUZZ=ON -DCMAKE_BUILD_TYPE=Debug
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_targets

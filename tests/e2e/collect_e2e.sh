@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# canopy-collect against a live simulated fabric: publishing moves DIR/current,
+# --keep prunes old dumps, and a failing or hanging tool leaves DIR/current
+# untouched, removes its incoming directory and exits non-zero with a message
+# naming the tool.
+#
+# usage: collect_e2e.sh --work DIR --collect PATH
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+work= collect=
+while [ $# -gt 0 ]; do
+  case $1 in
+    --work) work=$2; shift 2 ;;
+    --collect) collect=$2; shift 2 ;;
+    *) echo "collect_e2e: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+[ -n "$work" ] && [ -n "$collect" ] || { echo "usage: collect_e2e.sh --work DIR --collect PATH" >&2; exit 2; }
+
+# shellcheck source=../../scripts/ibsim_fabric.sh
+source "$root/scripts/ibsim_fabric.sh"
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+expect_eq() { [ "$1" = "$2" ] || fail "$3: got '$1', expected '$2'"; }
+current() { readlink "$out/current"; }
+dumps() { find "$out" -maxdepth 1 -name 'dump-*' -type d -printf '%f\n' | sort; }
+no_incoming() { [ -z "$(find "$out" -maxdepth 1 -name '.incoming-*')" ] || fail "$1 left an incoming directory"; }
+
+# A collector run expected to fail: non-zero exit, message on stderr, nothing published.
+expect_failure() {
+  local pattern=$1 before rc=0
+  shift
+  before=$(current)
+  ibsim_run "$collect" --once --out "$out" "$@" >"$work/out.txt" 2>"$work/err.txt" || rc=$?
+  [ "$rc" -ne 0 ] || fail "canopy-collect $* succeeded"
+  grep -q -- "$pattern" "$work/err.txt" || fail "canopy-collect $*: stderr lacks '$pattern': $(cat "$work/err.txt")"
+  expect_eq "$(current)" "$before" "current after a failing run ($*)"
+  no_incoming "a failing run ($*)"
+  echo "ok: failing run ($*): $(cat "$work/err.txt")"
+}
+
+rm -rf "$work"
+mkdir -p "$work"
+out=$work/dumps
+python3 "$root/scripts/gen_fabric.py" fat-tree --levels 2 --radix 8 --hosts 16 -o "$work/fabric.net"
+ibsim_start "$work/fabric.net" "$work/sim"
+ibsim_route ftree
+
+# First dump: manifest contents.
+ibsim_run "$collect" --once --out "$out" --keep 2 --json >"$work/manifest.json"
+first=$(current)
+[ -f "$out/$first/manifest.json" ] || fail "no manifest in $first"
+python3 - "$work/manifest.json" "$out/$first/manifest.json" <<'EOF'
+import json, sys
+printed, stored = (json.load(open(p)) for p in sys.argv[1:])
+assert printed == stored, f"--json output {printed} differs from the stored manifest {stored}"
+expected = {"format": "canopy-dump/1", "hosts": 16, "switches": 8, "forwarding_tables": 8}
+for key, value in expected.items():
+    assert stored[key] == value, f"manifest {key}: {stored[key]!r} instead of {value!r}"
+assert stored["created"].endswith("Z") and "T" in stored["created"], stored["created"]
+assert stored["tools"]["ibnetdiscover"] and stored["tools"]["ibroute"], stored["tools"]
+assert stored["duration_s"] > 0, stored["duration_s"]
+print("ok: manifest", stored)
+EOF
+expect_eq "$(find "$out/$first/ibroute" -name '0x*.txt' | wc -l)" 8 "forwarding tables in $first"
+
+# Second and third dumps: current moves; --keep 2 removes the first.
+ibsim_run "$collect" --once --out "$out" --keep 2 >/dev/null
+second=$(current)
+[ "$second" != "$first" ] || fail "current did not move on the second run"
+expect_eq "$(dumps | tr '\n' ' ')" "$first $second " "dumps after two runs"
+ibsim_run "$collect" --once --out "$out" --keep 2 >/dev/null
+third=$(current)
+expect_eq "$(dumps | tr '\n' ' ')" "$second $third " "dumps after three runs with --keep 2"
+no_incoming "a successful run"
+echo "ok: current moved $first -> $second -> $third; --keep 2 pruned $first"
+
+# Failures leave current alone.
+expect_failure "ibnetdiscover failed (exit 1)" --ibnetdiscover /bin/false
+expect_failure "ibroute .* failed (exit 1)" --ibroute /bin/false
+printf '#!/bin/sh\nsleep 30\n' >"$work/hang.sh"
+chmod +x "$work/hang.sh"
+expect_failure "ibnetdiscover timed out after 1 s" --ibnetdiscover "$work/hang.sh" --timeout 1
+expect_failure "cannot run /nonexistent/ibnetdiscover" --ibnetdiscover /nonexistent/ibnetdiscover
+if "$collect" --out "$out" 2>"$work/err.txt"; then fail "canopy-collect without --once succeeded"; fi
+grep -q "nothing to do" "$work/err.txt" || fail "no 'nothing to do' without --once: $(cat "$work/err.txt")"
+expect_eq "$(dumps | tr '\n' ' ')" "$second $third " "dumps after the failing runs"
+ibsim_stop
+echo "PASS"

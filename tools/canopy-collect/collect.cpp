@@ -1,0 +1,110 @@
+#include "collect.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <ctime>
+#include <vector>
+
+#include "common/error.h"
+#include "common/file_io.h"
+#include "common/log.h"
+#include "common/text.h"
+#include "dump_store.h"
+#include "tool_run.h"
+#include "topo/loaders/loaders.h"
+#include "topo/topology.h"
+
+namespace canopy::collect {
+namespace {
+
+std::string utc_time(std::time_t t, const char *format) {
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  char text[64];
+  std::strftime(text, sizeof text, format, &tm);
+  return text;
+}
+
+std::vector<std::string> tool_argv(const std::string &program, const CollectOptions &options) {
+  std::vector<std::string> argv{program};
+  if (!options.ca.empty()) argv.insert(argv.end(), {"-C", options.ca});
+  if (options.port > 0) argv.insert(argv.end(), {"-P", std::to_string(options.port)});
+  return argv;
+}
+
+void run_or_throw(const std::vector<std::string> &argv, const std::string &stdout_path, const std::string &what,
+                  double timeout_s) {
+  CANOPY_LOG(Debug, "running %s > %s", what.c_str(), stdout_path.c_str());
+  ToolRun run = run_tool(argv, stdout_path, timeout_s);
+  if (run.timed_out || run.exit_code != 0) throw Error(CANOPY_ERR_IO, describe_failure(what, run, timeout_s));
+}
+
+// ibroute <LID> of every switch, into DIR/ibroute/<node GUID>.txt. Switches are
+// addressed by LID, so a subnet manager must have assigned LIDs and routes.
+void dump_forwarding_tables(const topo::Topology &fabric, const std::string &dir, const CollectOptions &options) {
+  std::string lft_dir = dir + "/ibroute";
+  if (::mkdir(lft_dir.c_str(), 0755) != 0)
+    throw Error(CANOPY_ERR_IO, "cannot create " + lft_dir + ": " + std::strerror(errno));
+  for (int s : fabric.switches()) {
+    const topo::Node &sw = fabric.node(s);
+    std::string who = "switch '" + sw.name + "' (" + guid_string(sw.guid) + ")";
+    if (sw.lid == 0)
+      throw Error(CANOPY_ERR_NOT_FOUND, who + " has no LID: has a subnet manager configured the fabric?");
+    std::vector<std::string> argv = tool_argv(options.ibroute, options);
+    argv.push_back(std::to_string(sw.lid));
+    run_or_throw(argv, lft_dir + "/" + guid_string(sw.guid) + ".txt",
+                 "ibroute " + std::to_string(sw.lid) + " for " + who, options.timeout_s);
+  }
+}
+
+// Loads the dump the way its readers will; a dump they cannot use is never published.
+topo::Topology validate(const std::string &dir) {
+  topo::Topology fabric = topo::load_dump_dir(dir);
+  size_t switches = fabric.switches().size();
+  if (static_cast<size_t>(fabric.num_forwarding_tables()) != switches)
+    throw Error(CANOPY_ERR_PARSE, "only " + std::to_string(fabric.num_forwarding_tables()) + " of " +
+                                      std::to_string(switches) + " switches have a forwarding table in " + dir);
+  return fabric;
+}
+
+nlohmann::json make_manifest(const topo::Topology &fabric, const CollectOptions &options, std::time_t created,
+                             double duration_s) {
+  return {{"format", "canopy-dump/1"},
+          {"created", utc_time(created, "%Y-%m-%dT%H:%M:%SZ")},
+          {"tools", {{"ibnetdiscover", tool_version(options.ibnetdiscover)},
+                     {"ibroute", tool_version(options.ibroute)}}},
+          {"hosts", fabric.hosts().size()},
+          {"switches", fabric.switches().size()},
+          {"forwarding_tables", fabric.num_forwarding_tables()},
+          {"duration_s", std::round(duration_s * 1000) / 1000}};
+}
+
+}  // namespace
+
+CollectResult collect_once(const CollectOptions &options) {
+  auto started = std::chrono::steady_clock::now();
+  std::time_t created = std::time(nullptr);
+  IncomingDump incoming(options.out_dir);
+
+  std::string discovery = incoming.path() + "/ibnetdiscover.txt";
+  run_or_throw(tool_argv(options.ibnetdiscover, options), discovery, "ibnetdiscover", options.timeout_s);
+  dump_forwarding_tables(topo::load_ibnetdiscover(read_file(discovery), discovery), incoming.path(), options);
+  topo::Topology fabric = validate(incoming.path());
+
+  double duration = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  CollectResult result;
+  result.manifest = make_manifest(fabric, options, created, duration);
+  write_file_atomic(incoming.path() + "/manifest.json", result.manifest.dump(2) + "\n");
+
+  StoreLock lock(options.out_dir);
+  result.dump_dir = incoming.publish(utc_time(created, "%Y%m%dT%H%M%SZ"));
+  for (const std::string &name : prune_dumps(options.out_dir, options.keep))
+    CANOPY_LOG(Info, "removed old dump %s", name.c_str());
+  return result;
+}
+
+}  // namespace canopy::collect
