@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 extern char **environ;
@@ -71,9 +72,15 @@ void pump(Pipe &in, Pipe &out, Pipe &err, const std::string &input, CommandResul
 CommandResult run_command(const std::vector<std::string> &argv, const std::string &input,
                           const std::string &stdout_path, double timeout_s) {
   CommandResult result;
+  result.timeout_s = timeout_s;
   Pipe in, out, err;
   if (argv.empty() || !in.open() || !out.open() || !err.open()) return result;
   ::signal(SIGPIPE, SIG_IGN);
+  // The child gets its own process group, so a timeout kills whatever it started too.
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, in.fd[0], 0);
@@ -86,8 +93,9 @@ CommandResult run_command(const std::vector<std::string> &argv, const std::strin
   for (const std::string &a : argv) args.push_back(const_cast<char *>(a.c_str()));
   args.push_back(nullptr);
   pid_t pid = -1;
-  int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  int rc = posix_spawnp(&pid, args[0], &actions, &attr, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
   in.close_end(0), out.close_end(1), err.close_end(1);
   if (rc != 0) {
     result.err = std::string("cannot run ") + argv[0] + ": " + std::strerror(rc);
@@ -95,7 +103,7 @@ CommandResult run_command(const std::vector<std::string> &argv, const std::strin
   }
   double deadline = timeout_s > 0 ? now_s() + timeout_s : 0;
   pump(in, out, err, input, result, deadline);
-  if (result.timed_out) ::kill(pid, SIGKILL);
+  if (result.timed_out) ::kill(-pid, SIGKILL);
   // The child may outlive its pipes; keep honouring the deadline while reaping it.
   int status = 0;
   for (;;) {
@@ -103,7 +111,7 @@ CommandResult run_command(const std::vector<std::string> &argv, const std::strin
     if (reaped == pid || (reaped < 0 && errno != EINTR)) break;
     if (deadline > 0 && now_s() > deadline && !result.timed_out) {
       result.timed_out = true;
-      ::kill(pid, SIGKILL);
+      ::kill(-pid, SIGKILL);
     }
     if (reaped == 0) ::usleep(1000);
   }
@@ -111,12 +119,26 @@ CommandResult run_command(const std::vector<std::string> &argv, const std::strin
   return result;
 }
 
-std::string describe_failure(const std::vector<std::string> &argv, const CommandResult &result) {
-  std::string what = argv.empty() ? "command" : argv[0];
-  if (result.timed_out) return what + " timed out";
-  std::string tail = result.err.size() > 400 ? result.err.substr(result.err.size() - 400) : result.err;
-  while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.pop_back();
-  return what + " failed (exit " + std::to_string(result.exit_code) + ")" + (tail.empty() ? "" : ": " + tail);
+std::string describe_failure(const std::string &what, const CommandResult &result) {
+  // The last few non-empty lines of stderr say why; more would bury the message.
+  std::vector<std::string> lines;
+  size_t start = 0;
+  while (start < result.err.size()) {
+    size_t end = result.err.find('\n', start);
+    if (end == std::string::npos) end = result.err.size();
+    std::string line = result.err.substr(start, end - start);
+    if (line.find_first_not_of(" \t\r") != std::string::npos) lines.push_back(line);
+    start = end + 1;
+  }
+  std::string tail;
+  for (size_t i = lines.size() > 3 ? lines.size() - 3 : 0; i < lines.size(); ++i)
+    tail += (tail.empty() ? "" : " | ") + lines[i];
+  char limit[32];
+  std::snprintf(limit, sizeof limit, "%g", result.timeout_s);
+  std::string message = result.timed_out      ? what + " timed out after " + limit + " s"
+                        : result.exit_code < 0 ? what + " could not be started"
+                                               : what + " failed (exit " + std::to_string(result.exit_code) + ")";
+  return message + ": " + (tail.empty() ? "(no error output)" : tail);
 }
 
 }  // namespace canopy

@@ -9,17 +9,20 @@ namespace canopy {
 struct CommandResult {
   int exit_code = -1;      // the program's exit status; 128+N if killed by signal N; -1 if it could not start
   bool timed_out = false;
+  double timeout_s = 0;    // the limit it ran under
   std::string out;         // captured stdout (empty when stdout_path was given)
   std::string err;         // captured stderr (last 64 KiB)
 };
 
 /** Runs argv[0] (searched in PATH) with @p input on stdin. stdout goes to
     @p stdout_path when not empty, else into the result. Kills it after
-    @p timeout_s seconds (0 = no limit). Never throws for a failing program. */
+    @p timeout_s seconds (0 = no limit), with everything it started (it runs in
+    its own process group). The environment is inherited (LD_PRELOAD and
+    IBSIM_SOCKNAME reach the OFED tools under ibsim). Never throws. */
 CommandResult run_command(const std::vector<std::string> &argv, const std::string &input = "",
                           const std::string &stdout_path = "", double timeout_s = 0);
 
-/** "PROGRAM failed (exit N): <stderr tail>" for error messages. */
-std::string describe_failure(const std::vector<std::string> &argv, const CommandResult &result);
+/** "WHAT failed (exit N): <last stderr lines>", "WHAT timed out: ..." for error messages. */
+std::string describe_failure(const std::string &what, const CommandResult &result);
 
 }  // namespace canopy

@@ -114,7 +114,7 @@ void render_svg(const std::string &dot, const std::string &svg_path) {
   CommandResult result = run_command(argv, dot, "", 300);
   if (result.exit_code != 0 || ::rename(tmp.c_str(), svg_path.c_str()) != 0) {
     ::unlink(tmp.c_str());
-    throw Error(CANOPY_ERR_IO, "cannot draw " + svg_path + ": " + describe_failure(argv, result));
+    throw Error(CANOPY_ERR_IO, "cannot draw " + svg_path + ": " + describe_failure("dot", result));
   }
 }
 

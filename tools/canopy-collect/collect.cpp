@@ -13,13 +13,24 @@
 #include "common/file_io.h"
 #include "common/log.h"
 #include "common/text.h"
+#include "common/subprocess.h"
 #include "dump_store.h"
-#include "tool_run.h"
 #include "topo/loaders/loaders.h"
 #include "topo/topology.h"
 
 namespace canopy::collect {
 namespace {
+
+// The version a tool prints for --version ("ibnetdiscover BUILD VERSION: 44.0"
+// gives "44.0"; infiniband-diags print it on stderr), or "unknown".
+std::string tool_version(const std::string &program) {
+  CommandResult run = run_command({program, "--version"}, "", "", 10);
+  std::string text = run.exit_code == 0 ? run.out + run.err : "";
+  std::string_view first = trim(std::string_view(text).substr(0, text.find('\n')));
+  size_t at = first.rfind("VERSION:");
+  if (at != std::string_view::npos) first = trim(first.substr(at + 8));
+  return first.empty() ? "unknown" : std::string(first);
+}
 
 std::string utc_time(std::time_t t, const char *format) {
   std::tm tm{};
@@ -39,8 +50,8 @@ std::vector<std::string> tool_argv(const std::string &program, const CollectOpti
 void run_or_throw(const std::vector<std::string> &argv, const std::string &stdout_path, const std::string &what,
                   double timeout_s) {
   CANOPY_LOG(Debug, "running %s > %s", what.c_str(), stdout_path.c_str());
-  ToolRun run = run_tool(argv, stdout_path, timeout_s);
-  if (run.timed_out || run.exit_code != 0) throw Error(CANOPY_ERR_IO, describe_failure(what, run, timeout_s));
+  CommandResult run = run_command(argv, "", stdout_path, timeout_s);
+  if (run.timed_out || run.exit_code != 0) throw Error(CANOPY_ERR_IO, describe_failure(what, run));
 }
 
 // ibroute <LID> of every switch, into DIR/ibroute/<node GUID>.txt. Switches are
