@@ -1,0 +1,217 @@
+#include "topo/node_topology.h"
+
+#include <hwloc.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <new>
+
+#include "common/error.h"
+#include "common/file_io.h"
+#include "common/text.h"
+
+namespace canopy::topo {
+namespace {
+
+// A synthetic description makes hwloc build every object it names; refuse
+// machines beyond any real one before hwloc tries (the count is a product).
+constexpr unsigned long long kMaxSyntheticObjects = 1ULL << 20;
+
+bool ends_with_xml(const std::string &spec) {
+  if (spec.size() < 4) return false;
+  std::string tail = spec.substr(spec.size() - 4);
+  for (char &c : tail) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return tail == ".xml";
+}
+
+// The objects at the last level a synthetic description names (the product of
+// its counts); tokens it cannot read are left for hwloc to judge.
+unsigned long long synthetic_size(const std::string &spec) {
+  unsigned long long total = 1;
+  for (std::string_view token : split_fields(spec)) {
+    if (token[0] == '[' || token[0] == '(' || token[0] == '{') continue;
+    size_t colon = token.find(':');
+    // hwloc reads counts with strtoul(base 0), so "0x10" is 16: read them the same way.
+    std::string count(colon == std::string_view::npos ? token : token.substr(colon + 1));
+    char *end = nullptr;
+    errno = 0;
+    unsigned long long n = std::strtoull(count.c_str(), &end, 0);
+    if (end == count.c_str() || n == 0) continue;
+    if (errno == ERANGE || n > kMaxSyntheticObjects || total * n > kMaxSyntheticObjects)
+      return kMaxSyntheticObjects + 1;
+    total *= n;
+  }
+  return total;
+}
+
+// hwloc explains a rejected description only on stderr (HWLOC_SYNTHETIC_VERBOSE);
+// find the first token it would object to, with hwloc's own type parser.
+std::string synthetic_hint(const std::string &spec) {
+  for (std::string_view token : split_fields(spec)) {
+    if (token[0] == '[' || token[0] == '(' || token[0] == '{' || (token[0] >= '0' && token[0] <= '9')) continue;
+    size_t colon = token.find(':');
+    std::string at = " at '" + std::string(token) + "'";
+    if (colon == std::string_view::npos) return "no ':' after the object type" + at;
+    std::string type(token.substr(0, colon));
+    hwloc_obj_type_t parsed;
+    if (hwloc_type_sscanf(type.c_str(), &parsed, nullptr, 0) < 0) return "unknown object type" + at;
+    std::string_view count = token.substr(colon + 1);
+    if (count.empty() || count[0] < '0' || count[0] > '9') return "no number of objects" + at;
+    if (count[0] == '0' && (count.size() == 1 || count[1] < '0' || count[1] > '9')) return "0 objects" + at;
+  }
+  return "the levels do not form a valid machine (the last level must be PU, types must nest)";
+}
+
+[[noreturn]] void fail_synthetic(const std::string &spec, const std::string &why) {
+  throw Error(CANOPY_ERR_PARSE, "invalid hwloc synthetic description '" + spec + "': " + why +
+                                    " (expected TYPE:COUNT levels such as \"pack:2 core:4 pu:2\"; "
+                                    "HWLOC_SYNTHETIC_VERBOSE=1 makes hwloc print its own diagnosis)");
+}
+
+void configure_synthetic(hwloc_topology_t topology, const std::string &spec) {
+  if (synthetic_size(spec) > kMaxSyntheticObjects)
+    fail_synthetic(spec, "it describes more than 1048576 objects at one level");
+  if (hwloc_topology_set_synthetic(topology, spec.c_str()) < 0) fail_synthetic(spec, synthetic_hint(spec));
+}
+
+// The XML is read here so that a missing file is an IO error naming the path.
+void configure_xml(hwloc_topology_t topology, const std::string &path) {
+  std::string xml = read_file(path);
+  if (xml.size() >= static_cast<size_t>(std::numeric_limits<int>::max()))
+    throw Error(CANOPY_ERR_IO, path + ": XML file too large");
+  // hwloc counts the terminating NUL in the size, as its own exports do.
+  if (hwloc_topology_set_xmlbuffer(topology, xml.c_str(), static_cast<int>(xml.size() + 1)) < 0 ||
+      hwloc_topology_load(topology) < 0)
+    throw Error(CANOPY_ERR_PARSE, path + ": not a valid hwloc XML topology (export one with lstopo --of xml)");
+}
+
+int count_of(hwloc_topology_t topology, hwloc_obj_type_t type) {
+  int n = hwloc_get_nbobjs_by_type(topology, type);
+  return n < 0 ? 0 : n;
+}
+
+hwloc_obj_t core_object(hwloc_topology_t topology, int index) {
+  hwloc_obj_t core = index < 0 ? nullptr : hwloc_get_obj_by_type(topology, HWLOC_OBJ_CORE, static_cast<unsigned>(index));
+  if (!core)
+    throw Error(CANOPY_ERR_INVALID_ARG, "core " + std::to_string(index) + " does not exist (the node has " +
+                                            std::to_string(count_of(topology, HWLOC_OBJ_CORE)) + " cores)");
+  return core;
+}
+
+}  // namespace
+
+NodeTopology NodeTopology::load(const std::string &spec) {
+  hwloc_topology_t raw = nullptr;
+  if (hwloc_topology_init(&raw) < 0) throw Error(CANOPY_ERR_NO_MEMORY, "hwloc_topology_init failed");
+  NodeTopology node(raw, spec.empty() ? "live" : spec);  // owns raw from here on
+  try {
+    if (node.spec_ == "live") {
+      if (hwloc_topology_load(raw) < 0)
+        throw Error(CANOPY_ERR_IO, std::string("hwloc could not discover this machine: ") + std::strerror(errno));
+    } else if (ends_with_xml(spec)) {
+      configure_xml(raw, spec);
+    } else {
+      configure_synthetic(raw, spec);
+      if (hwloc_topology_load(raw) < 0) fail_synthetic(spec, "hwloc could not build it");
+    }
+  } catch (const std::bad_alloc &) {
+    throw Error(CANOPY_ERR_NO_MEMORY, "out of memory loading node topology '" + spec + "'");
+  }
+  return node;
+}
+
+NodeTopology::NodeTopology(NodeTopology &&other) noexcept
+    : topology_(other.topology_), spec_(std::move(other.spec_)) {
+  other.topology_ = nullptr;
+}
+
+NodeTopology &NodeTopology::operator=(NodeTopology &&other) noexcept {
+  if (this != &other) {
+    if (topology_) hwloc_topology_destroy(topology_);
+    topology_ = other.topology_;
+    spec_ = std::move(other.spec_);
+    other.topology_ = nullptr;
+  }
+  return *this;
+}
+
+NodeTopology::~NodeTopology() {
+  if (topology_) hwloc_topology_destroy(topology_);
+}
+
+const char *NodeTopology::kind() const {
+  if (spec_ == "live") return "live";
+  return ends_with_xml(spec_) ? "xml" : "synthetic";
+}
+
+int NodeTopology::num_packages() const { return count_of(topology_, HWLOC_OBJ_PACKAGE); }
+int NodeTopology::num_numa_nodes() const { return count_of(topology_, HWLOC_OBJ_NUMANODE); }
+int NodeTopology::num_cores() const { return count_of(topology_, HWLOC_OBJ_CORE); }
+int NodeTopology::num_pus() const { return count_of(topology_, HWLOC_OBJ_PU); }
+
+std::vector<std::string> NodeTopology::level_names() const {
+  std::vector<std::string> names;
+  int depth = hwloc_topology_get_depth(topology_);
+  for (int d = 0; d < depth; ++d) names.emplace_back(hwloc_obj_type_string(hwloc_get_depth_type(topology_, d)));
+  return names;
+}
+
+int NodeTopology::core_distance(int core_a, int core_b) const {
+  hwloc_obj_t a = core_object(topology_, core_a);
+  hwloc_obj_t b = core_object(topology_, core_b);
+  hwloc_obj_t common = hwloc_get_common_ancestor_obj(topology_, a, b);
+  return a->depth - common->depth;
+}
+
+int NodeTopology::core_package(int core) const {
+  hwloc_obj_t package = hwloc_get_ancestor_obj_by_type(topology_, HWLOC_OBJ_PACKAGE, core_object(topology_, core));
+  return package ? static_cast<int>(package->logical_index) : -1;
+}
+
+int NodeTopology::core_numa(int core) const {
+  hwloc_obj_t c = core_object(topology_, core);
+  int first = c->nodeset ? hwloc_bitmap_first(c->nodeset) : -1;
+  if (first < 0) return -1;
+  hwloc_obj_t numa = hwloc_get_numanode_obj_by_os_index(topology_, static_cast<unsigned>(first));
+  return numa ? static_cast<int>(numa->logical_index) : -1;
+}
+
+std::vector<int> NodeTopology::core_packages() const {
+  std::vector<int> out;
+  for (int c = 0; c < num_cores(); ++c) out.push_back(core_package(c));
+  return out;
+}
+
+std::vector<int> NodeTopology::core_numa_nodes() const {
+  std::vector<int> out;
+  for (int c = 0; c < num_cores(); ++c) out.push_back(core_numa(c));
+  return out;
+}
+
+nlohmann::json NodeTopology::to_json() const {
+  nlohmann::json levels = nlohmann::json::array();
+  int depth = hwloc_topology_get_depth(topology_);
+  for (int d = 0; d < depth; ++d) {
+    unsigned count = hwloc_get_nbobjs_by_depth(topology_, d);
+    unsigned lo = std::numeric_limits<unsigned>::max(), hi = 0;
+    for (unsigned i = 0; i < count; ++i) {
+      unsigned arity = hwloc_get_obj_by_depth(topology_, d, i)->arity;
+      lo = std::min(lo, arity);
+      hi = std::max(hi, arity);
+    }
+    levels.push_back({{"type", hwloc_obj_type_string(hwloc_get_depth_type(topology_, d))},
+                      {"depth", d},
+                      {"count", count},
+                      {"arity_min", count ? lo : 0},
+                      {"arity_max", hi}});
+  }
+  return {{"spec", spec_},           {"kind", kind()},          {"packages", num_packages()},
+          {"numa_nodes", num_numa_nodes()}, {"cores", num_cores()}, {"pus", num_pus()},
+          {"levels", levels},        {"core_package", core_packages()}, {"core_numa", core_numa_nodes()}};
+}
+
+}  // namespace canopy::topo

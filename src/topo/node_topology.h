@@ -1,0 +1,65 @@
+// The topology inside one node (packages, NUMA nodes, caches, cores, PUs) from
+// hwloc 2: this machine, an hwloc XML file (lstopo --of xml) or an hwloc
+// synthetic description ("pack:2 core:4 pu:2"), so that node-level placement
+// can be planned and tested for machines other than the one running.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+struct hwloc_topology;  // hwloc.h's hwloc_topology_t is a pointer to it
+
+namespace canopy::topo {
+
+class NodeTopology {
+ public:
+  /** "" or "live": this machine; a path ending in ".xml": an hwloc XML export;
+      anything else: an hwloc synthetic description. Throws Error: PARSE for an
+      invalid description or XML (with a hint), IO for an unreadable file. */
+  static NodeTopology load(const std::string &spec);
+
+  NodeTopology(NodeTopology &&other) noexcept;
+  NodeTopology &operator=(NodeTopology &&other) noexcept;
+  NodeTopology(const NodeTopology &) = delete;
+  NodeTopology &operator=(const NodeTopology &) = delete;
+  ~NodeTopology();
+
+  const std::string &spec() const { return spec_; }
+  /** "live", "xml" or "synthetic". */
+  const char *kind() const;
+
+  int num_packages() const;
+  int num_numa_nodes() const;
+  int num_cores() const;
+  int num_pus() const;
+
+  /** hwloc type names of the levels from the machine down to the PUs that
+      exist here ("Machine", "Package", "L3Cache", "Core", "PU"). NUMA nodes are
+      not a level in hwloc 2 (they hang beside the tree); see num_numa_nodes(). */
+  std::vector<std::string> level_names() const;
+
+  /** Levels from a core up to the lowest common ancestor of two cores (logical
+      indexes): 0 for the same core, 1 for cores sharing their parent, and so
+      on. Throws Error(INVALID_ARG) for a core that does not exist. */
+  int core_distance(int core_a, int core_b) const;
+  /** Logical index of the package holding @p core, -1 if there are no packages. */
+  int core_package(int core) const;
+  /** Logical index of the first NUMA node local to @p core, -1 if none. */
+  int core_numa(int core) const;
+  /** core_package / core_numa for every core, in core order. */
+  std::vector<int> core_packages() const;
+  std::vector<int> core_numa_nodes() const;
+
+  /** {"spec", "kind", "packages", "numa_nodes", "cores", "pus",
+      "levels": [{"type", "depth", "count", "arity_min", "arity_max"}],
+      "core_package": [...], "core_numa": [...]} */
+  nlohmann::json to_json() const;
+
+ private:
+  NodeTopology(hwloc_topology *topology, std::string spec) : topology_(topology), spec_(std::move(spec)) {}
+  hwloc_topology *topology_ = nullptr;
+  std::string spec_;
+};
+
+}  // namespace canopy::topo

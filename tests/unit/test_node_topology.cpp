@@ -1,0 +1,127 @@
+// The node level from hwloc: synthetic descriptions, XML round trips, this
+// machine, and errors.
+#include <gtest/gtest.h>
+#include <hwloc.h>
+
+#include <chrono>
+
+#include "common/error.h"
+#include "common/file_io.h"
+#include "topo/node_topology.h"
+
+using namespace canopy;
+using canopy::topo::NodeTopology;
+
+namespace {
+canopy_status_t status_of(const std::string &spec, std::string *message = nullptr) {
+  canopy_status_t status = guard([&] { NodeTopology::load(spec); });
+  if (message) *message = canopy_last_error();
+  return status;
+}
+}  // namespace
+
+TEST(NodeTopology, SyntheticTwoPackages) {
+  NodeTopology node = NodeTopology::load("pack:2 core:4 pu:2");
+  EXPECT_EQ(node.num_packages(), 2);
+  EXPECT_EQ(node.num_cores(), 8);
+  EXPECT_EQ(node.num_pus(), 16);
+  EXPECT_GE(node.num_numa_nodes(), 1);
+  EXPECT_STREQ(node.kind(), "synthetic");
+  EXPECT_EQ(node.level_names(), (std::vector<std::string>{"Machine", "Package", "Core", "PU"}));
+  EXPECT_EQ(node.core_distance(3, 3), 0);
+  EXPECT_EQ(node.core_distance(0, 3), 1);  // same package
+  EXPECT_EQ(node.core_distance(0, 4), 2);  // different packages
+  EXPECT_LT(node.core_distance(4, 7), node.core_distance(3, 4));
+  EXPECT_EQ(node.core_packages(), (std::vector<int>{0, 0, 0, 0, 1, 1, 1, 1}));
+  EXPECT_EQ(guard([&] { node.core_distance(0, 8); }), CANOPY_ERR_INVALID_ARG);
+  EXPECT_EQ(guard([&] { node.core_package(-1); }), CANOPY_ERR_INVALID_ARG);
+}
+
+TEST(NodeTopology, NumaAndCacheLevels) {
+  NodeTopology node = NodeTopology::load("numa:2 pack:1 l3:1 core:8 pu:2");
+  EXPECT_EQ(node.num_numa_nodes(), 2);
+  EXPECT_EQ(node.num_cores(), 16);
+  EXPECT_EQ(node.num_pus(), 32);
+  std::vector<std::string> levels = node.level_names();
+  EXPECT_NE(std::find(levels.begin(), levels.end(), "L3Cache"), levels.end());
+  EXPECT_EQ(node.core_numa(0), 0);
+  EXPECT_EQ(node.core_numa(15), 1);
+  EXPECT_EQ(node.core_distance(0, 7), 1);   // same L3
+  EXPECT_EQ(node.core_distance(0, 8), 3);   // up through L3 and package to the machine
+
+  nlohmann::json j = node.to_json();
+  EXPECT_EQ(j["spec"], "numa:2 pack:1 l3:1 core:8 pu:2");
+  EXPECT_EQ(j["cores"], 16);
+  EXPECT_EQ(j["numa_nodes"], 2);
+  ASSERT_EQ(j["levels"].size(), levels.size());
+  EXPECT_EQ(j["levels"][0]["type"], "Machine");
+  EXPECT_EQ(j["levels"].back()["type"], "PU");
+  EXPECT_EQ(j["levels"].back()["arity_max"], 0);
+  for (const auto &level : j["levels"])
+    if (level["type"] == "L3Cache") {
+      EXPECT_EQ(level["count"], 2);
+      EXPECT_EQ(level["arity_min"], 8);
+      EXPECT_EQ(level["arity_max"], 8);
+    }
+  EXPECT_EQ(j["core_numa"].size(), 16u);
+}
+
+TEST(NodeTopology, XmlRoundTrip) {
+  hwloc_topology_t source;
+  ASSERT_EQ(hwloc_topology_init(&source), 0);
+  ASSERT_EQ(hwloc_topology_set_synthetic(source, "pack:2 l3:1 core:3 pu:2"), 0);
+  ASSERT_EQ(hwloc_topology_load(source), 0);
+  std::string path = ::testing::TempDir() + "canopy_node.xml";
+  ASSERT_EQ(hwloc_topology_export_xml(source, path.c_str(), 0), 0);
+  hwloc_topology_destroy(source);
+
+  NodeTopology node = NodeTopology::load(path);
+  EXPECT_STREQ(node.kind(), "xml");
+  EXPECT_EQ(node.num_packages(), 2);
+  EXPECT_EQ(node.num_cores(), 6);
+  EXPECT_EQ(node.num_pus(), 12);
+  EXPECT_EQ(node.core_distance(0, 3), 3);
+  EXPECT_EQ(node.to_json()["kind"], "xml");
+}
+
+TEST(NodeTopology, InvalidInputs) {
+  std::string message;
+  EXPECT_EQ(status_of("pack:2 foo:3", &message), CANOPY_ERR_PARSE);
+  EXPECT_NE(message.find("unknown object type at 'foo:3'"), std::string::npos) << message;
+  EXPECT_EQ(status_of("pack:2 core pu:2", &message), CANOPY_ERR_PARSE);
+  EXPECT_NE(message.find("no ':'"), std::string::npos) << message;
+  EXPECT_EQ(status_of("pack:x pu:2", &message), CANOPY_ERR_PARSE);
+  EXPECT_EQ(status_of("pack:2 core:4", &message), CANOPY_ERR_PARSE);  // no PU level
+  EXPECT_EQ(status_of("garbage", &message), CANOPY_ERR_PARSE);
+
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(status_of("pack:1024 core:1024 pu:1024", &message), CANOPY_ERR_PARSE);
+  EXPECT_NE(message.find("more than 1048576"), std::string::npos) << message;
+  EXPECT_EQ(status_of("pack:0x100000 pu:2"), CANOPY_ERR_PARSE);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+
+  EXPECT_EQ(status_of("/nonexistent/canopy.xml", &message), CANOPY_ERR_IO);
+  std::string bad = ::testing::TempDir() + "canopy_bad.xml";
+  write_file_atomic(bad, "<topology><object type=\"Nonsense\">");
+  EXPECT_EQ(status_of(bad, &message), CANOPY_ERR_PARSE);
+  EXPECT_NE(message.find(bad), std::string::npos);
+}
+
+TEST(NodeTopology, LiveMachineAndMoves) {
+  NodeTopology live = NodeTopology::load("live");
+  EXPECT_GE(live.num_pus(), 1);
+  EXPECT_STREQ(live.kind(), "live");
+  std::vector<std::string> levels = live.level_names();
+  ASSERT_FALSE(levels.empty());
+  EXPECT_EQ(levels.front(), "Machine");
+  EXPECT_EQ(levels.back(), "PU");
+
+  NodeTopology moved = std::move(live);
+  EXPECT_GE(moved.num_pus(), 1);
+  NodeTopology other = NodeTopology::load("");
+  EXPECT_EQ(other.spec(), "live");
+  other = NodeTopology::load("pack:1 core:2 pu:1");
+  EXPECT_EQ(other.num_cores(), 2);
+  other = std::move(moved);
+  EXPECT_STREQ(other.kind(), "live");
+}
