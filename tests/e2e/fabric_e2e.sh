@@ -7,10 +7,8 @@
 #      proves the dump canopy-collect published is faithful;
 #   2. `canopy route DUMP A B --json` vs ibtracert, hop by hop, with the link
 #      rates it reports checked against what gen_fabric.py intended.
-# Without the canopy CLI (not built yet) step 2 is skipped and the test exits 77
-# (CTest: skipped) after step 1 passed.
 #
-# usage: fabric_e2e.sh --work DIR --collect PATH [--canopy PATH] --engine ENGINE -- GEN_FABRIC_ARGS...
+# usage: fabric_e2e.sh --work DIR --collect PATH --canopy PATH --engine ENGINE -- GEN_FABRIC_ARGS...
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -28,8 +26,8 @@ while [ $# -gt 0 ]; do
     *) echo "fabric_e2e: unknown argument $1" >&2; exit 2 ;;
   esac
 done
-[ -n "$work" ] && [ -n "$collect" ] && [ -n "$engine" ] && [ $# -gt 0 ] ||
-  { echo "usage: fabric_e2e.sh --work DIR --collect PATH [--canopy PATH] --engine ENGINE -- GEN_ARGS..." >&2; exit 2; }
+[ -n "$work" ] && [ -n "$collect" ] && [ -n "$canopy" ] && [ -n "$engine" ] && [ $# -gt 0 ] ||
+  { echo "usage: fabric_e2e.sh --work DIR --collect PATH --canopy PATH --engine ENGINE -- GEN_ARGS..." >&2; exit 2; }
 
 # shellcheck source=../../scripts/ibsim_fabric.sh
 source "$root/scripts/ibsim_fabric.sh"
@@ -64,15 +62,8 @@ step "dump forwarding tables vs ibtracert"
 "${compare[@]}" --actual lft-walk --expect "$work/expect.json"
 step_done compare-dump
 
-status=0
-if [ -n "$canopy" ] && [ -x "$canopy" ]; then
-  step "canopy route vs ibtracert"
-  "${compare[@]}" --actual canopy --canopy "$canopy" --expect "$work/expect.json"
-  step_done compare-canopy
-else
-  echo "SKIPPED: canopy route vs ibtracert (no canopy CLI${canopy:+ at $canopy})"
-  status=77
-fi
+step "canopy route vs ibtracert"
+"${compare[@]}" --actual canopy --canopy "$canopy" --expect "$work/expect.json"
+step_done compare-canopy
 ibsim_stop
 echo "timings: ${timings[*]/%/;}"
-exit $status

@@ -15,7 +15,6 @@ using namespace canopy;
 TEST(Status, EveryCodeHasAName) {
   for (int s = CANOPY_SUCCESS; s <= CANOPY_ERR_INTERNAL; ++s)
     EXPECT_STRNE(canopy_status_string(static_cast<canopy_status_t>(s)), "unknown status");
-  EXPECT_STREQ(canopy_status_string(static_cast<canopy_status_t>(999)), "unknown status");
 }
 
 TEST(Status, GuardTurnsErrorsIntoStatusAndMessage) {

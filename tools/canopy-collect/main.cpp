@@ -2,7 +2,7 @@
 // into a directory of atomically published dumps. See docs/canopy-collect.md.
 #include <cstdio>
 
-#include "common/cli.h"
+#include "cli.h"
 #include "collect.h"
 #include "common/error.h"
 

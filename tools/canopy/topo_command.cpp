@@ -8,6 +8,7 @@
 #include "common/error.h"
 #include "common/text.h"
 #include "topo/drawing.h"
+#include "topo/node_topology.h"
 #include "topo/routes.h"
 #include "topo/source.h"
 #include "topo/views.h"
@@ -16,8 +17,9 @@ namespace canopy::cli {
 namespace {
 
 struct TopoOptions {
-  std::string source, svg;
+  std::string source, svg, node;
   bool json = false, dot = false, formats = false;
+  CLI::Option *node_option = nullptr;
 };
 
 void print_summary(const topo::Topology &topo, const topo::Summary &s) {
@@ -38,12 +40,30 @@ void print_summary(const topo::Topology &topo, const topo::Summary &s) {
                 guid_string(topo.node(p.switch_node).guid).c_str(), p.lid, p.what.c_str());
 }
 
+void print_node(const topo::NodeTopology &node) {
+  std::printf("node:        %s (%s)\n", node.spec().empty() ? "live" : node.spec().c_str(), node.kind());
+  std::printf("packages:    %d\nnuma nodes:  %d\ncores:       %d\npus:         %d\nlevels:     ",
+              node.num_packages(), node.num_numa_nodes(), node.num_cores(), node.num_pus());
+  for (const std::string &level : node.level_names()) std::printf(" %s", level.c_str());
+  std::printf("\n");
+}
+
+int run_node(const TopoOptions &o) {
+  topo::NodeTopology node = topo::NodeTopology::load(o.node);
+  if (o.json)
+    print_json(node.to_json());
+  else
+    print_node(node);
+  return 0;
+}
+
 int run_topo(const TopoOptions &o) {
   if (o.formats) {
     for (const topo::SourceFormat &f : topo::source_formats()) std::printf("%-20s %s\n", f.name, f.doc);
     return 0;
   }
-  if (o.source.empty()) throw Error(CANOPY_ERR_INVALID_ARG, "a SOURCE is required (see --help)");
+  if (o.source.empty() && o.node_option->count() > 0) return run_node(o);
+  if (o.source.empty()) throw Error(CANOPY_ERR_INVALID_ARG, "a SOURCE (or --node SPEC) is required (see --help)");
   topo::Topology topo = topo::load_topology(o.source);
   if (!o.svg.empty()) topo::render_svg(topo::fabric_dot(topo), o.svg);
   if (o.dot) {
@@ -68,6 +88,8 @@ CommandRunner add_topo_command(CLI::App &app) {
   cmd->add_flag("--dot", o->dot, "Write the fabric drawing as Graphviz DOT on stdout");
   cmd->add_option("--svg", o->svg, "Draw the fabric into this SVG file (needs Graphviz)");
   cmd->add_flag("--formats", o->formats, "List the source formats and exit");
+  o->node_option = cmd->add_option("--node", o->node,
+                  "Describe a node instead: 'live', an hwloc XML file, or a synthetic string like 'pack:2 core:8 pu:2'");
   cmd->footer("Example: canopy topo dump/current --svg fabric.svg");
   return [o] { return run_topo(*o); };
 }
