@@ -44,22 +44,39 @@ struct Palette {
   const std::string &operator()(const LinkRate &rate) const { return colour_of_rate.at(rate_string(rate)); }
 };
 
+std::string html_escaped(const std::string &s) {
+  std::string out;
+  for (char c : s) out += c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '&' ? "&amp;" : std::string(1, c);
+  return out;
+}
+
+// Where a host's link ends in the drawing: its row in the leaf's host table, the
+// whole table when hosts are collapsed, or its own box when it has no switch.
+std::string host_end(const Topology &topo, int host, bool collapse) {
+  int leaf = leaf_of(topo, host);
+  if (leaf < 0) return node_id(host);
+  return "hosts_" + node_id(leaf) + (collapse ? "" : ":" + node_id(host));
+}
+
+// The hosts of each leaf switch as one table under it (one row per host, or one
+// row for all of them when collapsed), which keeps big fabrics readable.
 void draw_hosts(std::ostringstream &dot, const Topology &topo, bool collapse) {
   std::map<int, std::vector<int>> hosts_by_leaf;
   for (int h : topo.hosts()) hosts_by_leaf[leaf_of(topo, h)].push_back(h);
-  for (const auto &[leaf, hosts] : hosts_by_leaf) {
-    std::string label = leaf >= 0 ? topo.node(leaf).name : "no switch";
-    dot << "  subgraph cluster_" << (leaf >= 0 ? node_id(leaf) : "none") << " {\n    label=" << quoted(label)
-        << "; style=rounded; color=\"#bbbbbb\"; fontsize=10;\n";
-    if (collapse && leaf >= 0) {
-      dot << "    " << "hosts_" << node_id(leaf) << " [shape=box3d, label="
-          << quoted(topo.node(hosts.front()).name + " .. " + topo.node(hosts.back()).name + "\\n" +
-                    std::to_string(hosts.size()) + " hosts")
-          << "];\n";
-    } else {
-      for (int h : hosts) dot << "    " << node_id(h) << " [shape=box, fontsize=9, label=" << quoted(topo.node(h).name) << "];\n";
+  for (auto &[leaf, hosts] : hosts_by_leaf) {
+    std::sort(hosts.begin(), hosts.end(), [&](int a, int b) { return topo.node(a).name < topo.node(b).name; });
+    if (leaf < 0) {
+      for (int h : hosts) dot << "  " << node_id(h) << " [shape=box, fontsize=9, label=" << quoted(topo.node(h).name) << "];\n";
+      continue;
     }
-    dot << "  }\n";
+    dot << "  hosts_" << node_id(leaf) << " [shape=plaintext, fontsize=9, label=<<TABLE BORDER=\"0\" CELLBORDER=\"1\" "
+        << "CELLSPACING=\"0\" CELLPADDING=\"2\" BGCOLOR=\"#fdfdf5\">";
+    if (collapse)
+      dot << "<TR><TD>" << html_escaped(topo.node(hosts.front()).name) << " .. " << html_escaped(topo.node(hosts.back()).name)
+          << "<BR/>" << hosts.size() << " hosts</TD></TR>";
+    else
+      for (int h : hosts) dot << "<TR><TD PORT=\"" << node_id(h) << "\">" << html_escaped(topo.node(h).name) << "</TD></TR>";
+    dot << "</TABLE>>];\n";
   }
 }
 
@@ -86,12 +103,9 @@ std::string fabric_dot(const Topology &topo, const DrawingOptions &options) {
   // Parallel cables between the same two nodes become one thicker edge.
   std::map<std::pair<std::string, std::string>, std::pair<int, LinkRate>> edges;
   for (const Link &link : topo.links()) {
-    auto end = [&](int node) {
-      int leaf = collapse && topo.node(node).is_host() ? leaf_of(topo, node) : -1;
-      return leaf >= 0 ? "hosts_" + node_id(leaf) : node_id(node);
-    };
-    auto key = std::minmax(end(link.node_a), end(link.node_b));
-    auto &edge = edges[{key.first, key.second}];
+    auto end = [&](int node) { return topo.node(node).is_host() ? host_end(topo, node, collapse) : node_id(node); };
+    std::string a = end(link.node_a), b = end(link.node_b);
+    auto &edge = edges[a < b ? std::make_pair(a, b) : std::make_pair(b, a)];
     if (edge.first == 0 || link.rate.gbps < edge.second.gbps) edge.second = link.rate;
     ++edge.first;
   }

@@ -9,7 +9,7 @@
 namespace canopy::topo {
 
 struct DrawingOptions {
-  int max_hosts_drawn = 256;  // above this, each leaf's hosts become one box
+  int max_hosts_drawn = 256;  // above this, each leaf's hosts become one table row
 };
 
 std::string fabric_dot(const Topology &topo, const DrawingOptions &options = {});

@@ -78,7 +78,7 @@ def test_matrix():
     check("matrix exit 0", r.returncode == 0, r.stderr)
     m = json.loads(r.stdout)
     check("matrix host order", m["hosts"] == ["H3", "H1", "H2", "H4"], m["hosts"])
-    check("matrix hops", m["hops"] == [[0, 4, 4, 2], [4, 0, 2, 4], [4, 2, 0, 4], [2, 4, 4, 0]], m["hops"])
+    check("matrix hops", m["hops"] == [[0, 3, 3, 2], [3, 0, 2, 3], [3, 2, 0, 3], [2, 3, 3, 0]], m["hops"])
     check("matrix gbps", all(v == 8.0 for row in m["gbps"] for v in row), m["gbps"])
     check("leaf groups", m["leaf_groups"] == [["H3", "H4"], ["H1", "H2"]], m["leaf_groups"])
     check("hierarchy root", len(m["hierarchy"]["children"]) == 2, m["hierarchy"])

@@ -59,12 +59,6 @@ void expect_sample_fabric_with_tables(const Topology &t, int tables) {
   EXPECT_EQ(t.forwarding_port(s2, 6), 2);
 }
 
-/** Whether load_ibnetdiscover is the real loader; it is written on another branch,
-    and a stand-in that throws UNSUPPORTED may be linked until it lands. */
-bool have_ibnetdiscover_loader() {
-  return guard([] { load_ibnetdiscover("", "probe.txt"); }) != CANOPY_ERR_UNSUPPORTED;
-}
-
 }  // namespace
 
 TEST(DumpDir, CompleteDumpFromOpensmFiles) {
@@ -183,8 +177,7 @@ TEST(DumpDir, MalformedManifests) {
 // ---- These need the real load_ibnetdiscover (src/topo/loaders/ibnetdiscover.cpp,
 // ---- written on another branch); they skip while a stand-in is linked.
 
-TEST(DumpDir, NeedsIbnetdiscoverLoader_CompleteDumpFromIbnetdiscover) {
-  if (!have_ibnetdiscover_loader()) GTEST_SKIP() << "load_ibnetdiscover is not implemented yet";
+TEST(DumpDir, CompleteDumpFromIbnetdiscover) {
   std::string dir = data_path("dumps/ibnetdiscover");
   Topology t = load_dump_dir(dir);
   expect_sample_fabric_with_tables(t, 2);
@@ -195,16 +188,14 @@ TEST(DumpDir, NeedsIbnetdiscoverLoader_CompleteDumpFromIbnetdiscover) {
   EXPECT_EQ(t.node(h3).ports[1].rate, ib_rate(4, LinkSpeed::SDR));
 }
 
-TEST(DumpDir, NeedsIbnetdiscoverLoader_IbnetdiscoverIsPreferredOverSubnetLst) {
-  if (!have_ibnetdiscover_loader()) GTEST_SKIP() << "load_ibnetdiscover is not implemented yet";
+TEST(DumpDir, IbnetdiscoverIsPreferredOverSubnetLst) {
   TempDir dir;
   dir.copy("dumps/ibnetdiscover", ".");
   dir.write("opensm-subnet.lst", "not read\n");
   expect_sample_fabric_with_tables(load_dump_dir(dir.path()), 2);
 }
 
-TEST(DumpDir, NeedsIbnetdiscoverLoader_ManifestCatchesAMissingHost) {
-  if (!have_ibnetdiscover_loader()) GTEST_SKIP() << "load_ibnetdiscover is not implemented yet";
+TEST(DumpDir, ManifestCatchesAMissingHost) {
   TempDir dir;
   dir.copy("dumps/ibnetdiscover", ".");
   dir.write("manifest.json", "{\"format\": \"canopy-dump/1\", \"hosts\": 5}");
