@@ -1,5 +1,6 @@
 #include "common/text.h"
 
+#include <array>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -19,9 +20,19 @@ bool LineCursor::next(std::string_view &line) {
 }
 
 std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
   return s;
+}
+
+std::string_view take_token(std::string_view &rest) {
+  size_t start = 0;
+  while (start < rest.size() && is_space(rest[start])) ++start;
+  size_t end = start;
+  while (end < rest.size() && !is_space(rest[end])) ++end;
+  std::string_view token = rest.substr(start, end - start);
+  rest.remove_prefix(end);
+  return token;
 }
 
 bool starts_with(std::string_view s, std::string_view prefix) {
@@ -30,13 +41,7 @@ bool starts_with(std::string_view s, std::string_view prefix) {
 
 std::vector<std::string_view> split_fields(std::string_view s) {
   std::vector<std::string_view> fields;
-  size_t i = 0;
-  while (i < s.size()) {
-    while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
-    size_t start = i;
-    while (i < s.size() && !std::isspace(static_cast<unsigned char>(s[i]))) ++i;
-    if (i > start) fields.push_back(s.substr(start, i - start));
-  }
+  for (std::string_view token = take_token(s); !token.empty(); token = take_token(s)) fields.push_back(token);
   return fields;
 }
 
@@ -51,6 +56,43 @@ std::vector<std::string_view> split(std::string_view s, char separator) {
   }
 }
 
+namespace {
+constexpr std::array<int8_t, 256> make_hex_table() {
+  std::array<int8_t, 256> table{};
+  for (int c = 0; c < 256; ++c)
+    table[c] = c >= '0' && c <= '9'   ? static_cast<int8_t>(c - '0')
+               : c >= 'a' && c <= 'f' ? static_cast<int8_t>(c - 'a' + 10)
+               : c >= 'A' && c <= 'F' ? static_cast<int8_t>(c - 'A' + 10)
+                                      : int8_t{-1};
+  return table;
+}
+constexpr std::array<int8_t, 256> kHexTable = make_hex_table();
+}  // namespace
+
+int hex_digit(char c) { return kHexTable[static_cast<unsigned char>(c)]; }
+
+bool parse_hex(std::string_view text, uint64_t &value) {
+  if (text.empty() || text.size() > 16) return false;
+  uint64_t v = 0;
+  for (char c : text) {
+    int digit = hex_digit(c);
+    if (digit < 0) return false;
+    v = v << 4 | static_cast<uint64_t>(digit);
+  }
+  value = v;
+  return true;
+}
+
+std::string printable(std::string_view text, size_t max) {
+  std::string out;
+  for (char c : text.substr(0, max)) {
+    unsigned char u = static_cast<unsigned char>(c);
+    out += (u >= 0x20 && u < 0x7f) ? c : '?';
+  }
+  if (text.size() > max) out += "...";
+  return out;
+}
+
 bool parse_uint(std::string_view s, uint64_t &value, int base) {
   if (base == 0) {
     if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
@@ -60,15 +102,12 @@ bool parse_uint(std::string_view s, uint64_t &value, int base) {
       base = 10;
     }
   }
+  if (base == 16) return parse_hex(s, value);
   if (s.empty() || s.size() > 20) return false;
   uint64_t v = 0;
   for (char c : s) {
-    int digit;
-    if (c >= '0' && c <= '9') digit = c - '0';
-    else if (c >= 'a' && c <= 'f') digit = c - 'a' + 10;
-    else if (c >= 'A' && c <= 'F') digit = c - 'A' + 10;
-    else return false;
-    if (digit >= base) return false;
+    int digit = hex_digit(c);
+    if (digit < 0 || digit >= base) return false;
     if (v > (UINT64_MAX - static_cast<uint64_t>(digit)) / static_cast<uint64_t>(base)) return false;
     v = v * static_cast<uint64_t>(base) + static_cast<uint64_t>(digit);
   }

@@ -21,7 +21,12 @@ class LineCursor {
   size_t number_ = 0;
 };
 
+/** isspace() in the C locale, without a library call per character. */
+inline bool is_space(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+
 std::string_view trim(std::string_view s);
+/** The next whitespace-separated token of @p rest, which moves past it ("" at the end). */
+std::string_view take_token(std::string_view &rest);
 bool starts_with(std::string_view s, std::string_view prefix);
 /** Whitespace-separated fields. */
 std::vector<std::string_view> split_fields(std::string_view s);
@@ -30,6 +35,15 @@ std::vector<std::string_view> split(std::string_view s, char separator);
 /** Parses an unsigned integer (base 0: decimal, or hex with 0x); false on any junk. */
 bool parse_uint(std::string_view s, uint64_t &value, int base = 0);
 bool parse_double(std::string_view s, double &value);
+/** The value of a hex digit, or -1. */
+int hex_digit(char c);
+/** 1 to 16 hex digits without prefix; false on anything else. Division-free: it
+    parses millions of forwarding-table lines. */
+bool parse_hex(std::string_view text, uint64_t &value);
+
+/** @p text as it can safely appear in an error message: at most @p max bytes
+    (then "..."), anything but printable ASCII shown as '?'. */
+std::string printable(std::string_view text, size_t max = 40);
 
 /** "0x" and 16 lower-case hex digits. */
 std::string guid_string(uint64_t guid);

@@ -16,9 +16,9 @@
 #include <system_error>
 
 #include "common/error.h"
+#include "common/text.h"
 #include "common/file_io.h"
 #include "topo/loaders/forwarding_tables.h"
-#include "topo/loaders/loader_util.h"
 #include "topo/loaders/loaders.h"
 
 namespace canopy::topo {
@@ -91,7 +91,7 @@ nlohmann::json parse_manifest(const std::string &text, const std::string &path) 
   if (!manifest.is_object()) throw parse_error(path, 1, "expected a JSON object");
   auto format = manifest.find("format");
   if (format != manifest.end() && !(format->is_string() && format->get<std::string>() == kDumpFormat)) {
-    std::string stated = format->is_string() ? excerpt(format->get<std::string>()) : "(not a string)";
+    std::string stated = format->is_string() ? "'" + printable(format->get<std::string>()) + "'" : "(not a string)";
     throw parse_error(path, line_of_key(text, "format"),
                       "unsupported dump format " + stated + " (this Canopy reads " + kDumpFormat + ")");
   }

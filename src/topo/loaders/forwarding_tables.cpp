@@ -25,7 +25,6 @@
 
 #include "common/error.h"
 #include "common/text.h"
-#include "topo/loaders/loader_util.h"
 #include "topo/loaders/loaders.h"
 
 namespace canopy::topo {
@@ -141,20 +140,20 @@ class Scanner {
     }
     if (state_ == State::InMulticast) return;
     if (state_ == State::Between)
-      fail("expected a 'Unicast lids [...] of switch ... guid 0x...' header, found " + excerpt(t));
+      fail("expected a 'Unicast lids [...] of switch ... guid 0x...' header, found '" + printable(t) + "'");
     if (starts_with(t, "0x")) {
       entry(t.data() + 2, t.data() + t.size());  // indented, or a bare "0x"
       return;
     }
     if (starts_with(t, "Lid") || starts_with(t, "Port")) return;  // ibroute's column headings
     if (t[0] >= '0' && t[0] <= '9') return end_table(t);
-    fail("unexpected line in the forwarding table of switch " + guid_string(guid_) + ": " + excerpt(t));
+    fail("unexpected line in the forwarding table of switch " + guid_string(guid_) + ": '" + printable(t) + "'");
   }
 
   void begin_table(std::string_view header) {
     uint64_t lo = 0, hi = 0, guid = 0;
     if (!parse_header(header, lo, hi, guid))
-      fail("malformed table header " + excerpt(header) +
+      fail("malformed table header '" + printable(header) + "'" +
            " (expected 'Unicast lids [LO-HI] of switch ... guid 0x...')");
     int node = topo_.find_guid(guid);
     if (node < 0) fail("switch " + guid_string(guid) + " is not in the fabric");
@@ -183,8 +182,8 @@ class Scanner {
     bool ok = (f.size() == 3 || (f.size() == 4 && f[1] == "valid")) && parse_uint(f[0], count, 10) &&
               f[f.size() - 2] == "lids" && f.back() == "dumped";
     if (!ok)
-      fail("expected '<N> lids dumped' to end the table of switch " + guid_string(guid_) + ", found " +
-           excerpt(footer));
+      fail("expected '<N> lids dumped' to end the table of switch " + guid_string(guid_) + ", found '" +
+           printable(footer) + "'");
     // N is not compared with the entries: ibroute counts the lines it printed,
     // OpenSM prints its top LID.
     state_ = State::Between;
@@ -228,9 +227,8 @@ class Scanner {
 
   [[noreturn]] void fail_entry(const char *lid_digits, const char *end) {
     const char *line = lid_digits - 2;
-    fail("malformed forwarding-table entry " +
-         excerpt(std::string_view(line, static_cast<size_t>(find_newline(line, end) - line))) +
-         " (expected '0xLID PORT ...')");
+    fail("malformed forwarding-table entry '" +
+         printable(std::string_view(line, static_cast<size_t>(find_newline(line, end) - line))) + "' (expected '0xLID PORT ...')");
   }
 
   // Kept out of line so that entry() stays small: an unrouted LID, or an error.

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "common/text.h"
 #include "topo/loaders/hostlist.h"
 #include "topo/loaders/loaders.h"
 #include "topo/loaders/synthetic.h"
@@ -67,7 +68,7 @@ class Parser {
 
  private:
   [[noreturn]] void fail(const std::string &why) const {
-    throw Error(CANOPY_ERR_PARSE, "invalid hostlist '" + synthetic::printable(expression_, 60) + "': " + why);
+    throw Error(CANOPY_ERR_PARSE, "invalid hostlist '" + printable(expression_, 60) + "': " + why);
   }
   Pattern parse_entry();
   Bracket parse_bracket();
@@ -151,7 +152,7 @@ Range Parser::parse_range(std::string_view text) {
 
 uint64_t Parser::parse_number(std::string_view text) {
   if (text.empty()) fail("a range is missing a bound");
-  if (text.size() > kMaxDigits) fail("number '" + synthetic::printable(text) + "' has more than 18 digits");
+  if (text.size() > kMaxDigits) fail("number '" + printable(text) + "' has more than 18 digits");
   uint64_t value = 0;
   for (char c : text) {
     if (c < '0' || c > '9') fail("unexpected " + char_name(c) + " in brackets (expected digits, '-' or ',')");

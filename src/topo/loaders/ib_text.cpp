@@ -7,19 +7,8 @@
 
 namespace canopy::topo::ib {
 namespace {
-// std::isspace in the C locale, without a library call per character.
-bool is_space(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
 bool is_alnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
 
-std::string_view next_token(std::string_view &text) {
-  size_t i = 0;
-  while (i < text.size() && is_space(text[i])) ++i;
-  size_t start = i;
-  while (i < text.size() && !is_space(text[i])) ++i;
-  std::string_view token = text.substr(start, i - start);
-  text.remove_prefix(i);
-  return token;
-}
 
 // Speeds may carry punctuation or a suffix ("QDR,", "HDR)"): keep the name part.
 std::string_view speed_part(std::string_view text) {
@@ -85,11 +74,11 @@ bool parse_port_number(std::string_view text, int &port) {
 }
 
 LinkRate scan_rate(std::string_view text) {
-  for (std::string_view token = next_token(text); !token.empty(); token = next_token(text)) {
+  for (std::string_view token = take_token(text); !token.empty(); token = take_token(text)) {
     std::string_view speed_text;
     int width = width_prefix(token, speed_text);
     if (width == 0) continue;
-    if (speed_text.empty()) speed_text = next_token(text);  // "4x QDR"
+    if (speed_text.empty()) speed_text = take_token(text);  // "4x QDR"
     LinkSpeed speed = parse_speed_name(speed_part(speed_text));
     if (speed == LinkSpeed::Unknown) return LinkRate{width, LinkSpeed::Unknown, 0};
     return ib_rate(width, speed);
@@ -97,16 +86,6 @@ LinkRate scan_rate(std::string_view text) {
   return LinkRate{};
 }
 
-std::string printable(std::string_view text) {
-  constexpr size_t kMax = 60;
-  std::string out;
-  for (size_t i = 0; i < text.size() && i < kMax; ++i) {
-    unsigned char c = static_cast<unsigned char>(text[i]);
-    out += (c >= 0x20 && c < 0x7f) ? static_cast<char>(c) : '?';
-  }
-  if (text.size() > kMax) out += "...";
-  return out;
-}
 
 void fail_no_nodes(const std::string &file, size_t last_line) {
   // An empty file still has a line 1 to point at.

@@ -65,8 +65,6 @@ bool parse_port_number(std::string_view text, int &port);
     0 Gb/s; no rate at all gives LinkRate{}. Never fails: rates are informational. */
 LinkRate scan_rate(std::string_view text);
 
-/** @p text shortened and with unprintable bytes replaced, for error messages. */
-std::string printable(std::string_view text);
 
 /** Topology::connect, with its errors (conflicts, bad ports) located at file:line. */
 void connect_at(Topology &topo, int node_a, int port_a, int node_b, int port_b, const LinkRate &rate,

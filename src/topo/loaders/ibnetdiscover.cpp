@@ -106,17 +106,17 @@ void Parser::parse_line(std::string_view line) {
     current_ = -1;
     return;
   }
-  fail("unknown record '" + ib::printable(key) + "'");
+  fail("unknown record '" + printable(key) + "'");
 }
 
 void Parser::parse_metadata(std::string_view key, std::string_view value) {
   if (key == "vendid" || key == "devid" || key == "sysimgguid") return;  // hardware identity only
   if (key != "switchguid" && key != "caguid" && key != "rtguid")
-    fail("unknown record '" + ib::printable(key) + "='");
+    fail("unknown record '" + printable(key) + "='");
   // "0x200001(200001)  # chassis slot": the node GUID ends at the port GUID or comment.
   std::string_view text = value.substr(0, value.find_first_of("( \t#"));
   uint64_t guid = 0;
-  if (!ib::parse_guid(text, guid)) fail("bad GUID '" + ib::printable(text) + "'");
+  if (!ib::parse_guid(text, guid)) fail("bad GUID '" + printable(text) + "'");
   pending_guid_ = guid;
 }
 
@@ -126,7 +126,7 @@ void Parser::parse_header(NodeType type, Scanner &s) {
   int num_ports = 0;
   if (count.empty()) fail("malformed record header: missing port count");
   if (!ib::parse_port_number(count, num_ports))
-    fail("malformed record header: bad port count '" + ib::printable(count) + "' (InfiniBand allows 1 to 254)");
+    fail("malformed record header: bad port count '" + printable(count) + "' (InfiniBand allows 1 to 254)");
   s.skip_space();
   std::string_view id;
   if (!s.consume('"')) fail("malformed record header: expected a quoted node id after the port count");
@@ -135,13 +135,13 @@ void Parser::parse_header(NodeType type, Scanner &s) {
   s.skip_space();
   Comment comment;
   if (!s.at_end()) {
-    if (!s.consume('#')) fail("unexpected text '" + ib::printable(s.rest()) + "' after the node id");
+    if (!s.consume('#')) fail("unexpected text '" + printable(s.rest()) + "' after the node id");
     comment = split_comment(s.rest());
     if (!comment.quoted) fail("malformed record header: the node description must be quoted");
   }
   auto [it, inserted] = node_by_id_.emplace(id, static_cast<int>(header_line_.size()));
   if (!inserted)
-    fail("node '" + ib::printable(id) + "' is defined twice (first at line " +
+    fail("node '" + printable(id) + "' is defined twice (first at line " +
          std::to_string(header_line_[static_cast<size_t>(it->second)]) + ")");
   // Without a description ibnetdiscover's own id is the best name there is.
   std::string description(comment.description.empty() ? id : comment.description);
@@ -155,7 +155,7 @@ uint64_t Parser::header_guid(std::string_view id) const {
   uint64_t guid = 0;
   // ibnetdiscover names nodes "S-", "H-" or "R-" followed by the node GUID in hex.
   if (id.size() > 2 && id[1] == '-' && ib::parse_guid(id.substr(2), guid)) return guid;
-  fail("bad GUID: node id '" + ib::printable(id) +
+  fail("bad GUID: node id '" + printable(id) +
        "' is not X-<hex GUID> and no switchguid=/caguid=/rtguid= line precedes it");
 }
 
@@ -180,7 +180,7 @@ void Parser::parse_port_line(Scanner &s) {
   ref.line = line_;
   ref.port = parse_bracket_port(s, "port");
   if (ref.port > node.num_ports())
-    fail("port " + std::to_string(ref.port) + " out of range: '" + ib::printable(node.description) + "' has " +
+    fail("port " + std::to_string(ref.port) + " out of range: '" + printable(node.description) + "' has " +
          std::to_string(node.num_ports()) + " ports");
   size_t &seen = port_line_[static_cast<size_t>(ref.port)];
   if (seen) fail("port " + std::to_string(ref.port) + " is listed twice (first at line " + std::to_string(seen) + ")");
@@ -193,7 +193,7 @@ void Parser::parse_port_line(Scanner &s) {
   parse_peer(s, ref);
   s.skip_space();
   if (!s.at_end()) {
-    if (!s.consume('#')) fail("unexpected text '" + ib::printable(s.rest()) + "' after the peer port");
+    if (!s.consume('#')) fail("unexpected text '" + printable(s.rest()) + "' after the peer port");
     parse_port_comment(s.rest(), ref);
   }
   refs_.push_back(ref);
@@ -204,7 +204,7 @@ int Parser::parse_bracket_port(Scanner &s, const char *what) const {
   s.skip_space();
   if (!s.consume('[') || !s.until(']', text)) fail(std::string("truncated line: expected [") + what + "]");
   int port = 0;
-  if (!ib::parse_port_number(text, port)) fail("bad port number '" + ib::printable(text) + "'");
+  if (!ib::parse_port_number(text, port)) fail("bad port number '" + printable(text) + "'");
   // -g adds the chassis front-panel number: "[13][ext 1]".
   if (s.peek() == '[' && !s.until(']', text)) fail("truncated line: unterminated '['");
   return port;
@@ -215,14 +215,14 @@ uint64_t Parser::parse_paren_guid(Scanner &s) const {
   uint64_t guid = 0;
   s.consume('(');
   if (!s.until(')', text)) fail("truncated line: unterminated '('");
-  if (!ib::parse_guid(text, guid)) fail("bad GUID '" + ib::printable(text) + "'");
+  if (!ib::parse_guid(text, guid)) fail("bad GUID '" + printable(text) + "'");
   return guid;
 }
 
 void Parser::parse_peer(Scanner &s, PortRef &ref) const {
   s.skip_space();
   if (s.at_end()) fail("truncated line: expected the quoted peer id");
-  if (!s.consume('"')) fail("expected the quoted peer id, found '" + ib::printable(s.rest()) + "'");
+  if (!s.consume('"')) fail("expected the quoted peer id, found '" + printable(s.rest()) + "'");
   if (!s.until('"', ref.peer_id)) fail("truncated line: unterminated quote in peer id");
   ref.peer_port = parse_bracket_port(s, "peer port");
   s.skip_space();
@@ -269,7 +269,7 @@ uint32_t Parser::lid_in(std::string_view text) const {
     std::string_view value = s.word();
     uint32_t lid = 0;
     if (!ib::parse_lid(value, lid))
-      fail(value.empty() ? "truncated line: missing LID after 'lid'" : "bad LID '" + ib::printable(value) + "'");
+      fail(value.empty() ? "truncated line: missing LID after 'lid'" : "bad LID '" + printable(value) + "'");
     return lid;
   }
   return 0;
@@ -279,7 +279,7 @@ void Parser::resolve_links() {
   for (const PortRef &ref : refs_) {
     line_ = ref.line;
     auto it = node_by_id_.find(ref.peer_id);
-    if (it == node_by_id_.end()) fail("peer '" + ib::printable(ref.peer_id) + "' is not defined in this file");
+    if (it == node_by_id_.end()) fail("peer '" + printable(ref.peer_id) + "' is not defined in this file");
     apply_peer_hints(ref, it->second);
     ib::connect_at(topo_, ref.node, ref.port, it->second, ref.peer_port, ref.rate, file_, ref.line);
   }

@@ -104,7 +104,7 @@ void PortsParser::parse_line(std::string_view line) {
     s.skip_space();
     if (!s.consume('('))
       fail(s.at_end() ? "truncated line: expected ( 'description' - 'peer description' )"
-                      : "expected ( 'description' - 'peer description' ), found '" + ib::printable(s.rest()) + "'");
+                      : "expected ( 'description' - 'peer description' ), found '" + printable(s.rest()) + "'");
     parse_description_pair(s.rest(), self_description, peer_description);
   } else {
     self_description = parse_description(s.rest());
@@ -124,9 +124,9 @@ End PortsParser::parse_end(Scanner &s) const {
   End end;
   end.type = parse_type(field());  // first, so that a line of junk is called that
   std::string_view lid = field(), port = field(), guid = field();
-  if (!ib::parse_lid(lid, end.lid)) fail("bad LID '" + ib::printable(lid) + "'");
-  if (!ib::parse_port_number(port, end.port)) fail("bad port number '" + ib::printable(port) + "'");
-  if (!ib::parse_guid(guid, end.guid)) fail("bad GUID '" + ib::printable(guid) + "'");
+  if (!ib::parse_lid(lid, end.lid)) fail("bad LID '" + printable(lid) + "'");
+  if (!ib::parse_port_number(port, end.port)) fail("bad port number '" + printable(port) + "'");
+  if (!ib::parse_guid(guid, end.guid)) fail("bad GUID '" + printable(guid) + "'");
   return end;
 }
 
@@ -134,7 +134,7 @@ NodeType PortsParser::parse_type(std::string_view text) const {
   if (text == "CA") return NodeType::Host;
   if (text == "SW") return NodeType::Switch;
   if (text == "RT") return NodeType::Router;
-  fail("unknown node type '" + ib::printable(text) + "' (expected CA, SW or RT)");
+  fail("unknown node type '" + printable(text) + "' (expected CA, SW or RT)");
 }
 
 // The rate ("4x SDR", "4x ???", "4x HDR (Extended speed)") runs up to the "-"

@@ -104,7 +104,7 @@ std::vector<KeyValue> key_values(const Statement &s, const std::string &file) {
     std::string key(t.substr(key_start, i - key_start));
     skip_blanks();
     if (key.empty() || i >= t.size() || t[i] != '=') {
-      std::string found = synthetic::printable(trim(t.substr(key_start)));
+      std::string found = printable(trim(t.substr(key_start)));
       throw parse_error(file, s.line, "expected Key=Value, found '" + found + "'");
     }
     ++i;
@@ -127,7 +127,7 @@ std::vector<KeyValue> key_values(const Statement &s, const std::string &file) {
 std::vector<std::string> expand_value(const Statement &s, const std::string &file, const KeyValue &kv) {
   if (kv.value.empty()) throw parse_error(file, s.line, kv.key + "= has no value");
   if (kv.value.find('=') != std::string::npos)
-    throw parse_error(file, s.line, kv.key + "=" + synthetic::printable(kv.value) + ": a value cannot contain '=' (is a value missing?)");
+    throw parse_error(file, s.line, kv.key + "=" + printable(kv.value) + ": a value cannot contain '=' (is a value missing?)");
   // Sized first: a line cannot use more than 254 names, so none of a huge list is built.
   uint64_t size = 0;
   try {
@@ -147,7 +147,7 @@ bool apply_key(SwitchDef &def, const Statement &s, const std::string &file, cons
   std::string key = lower(kv.key);
   if (key == "switchname") {
     std::string problem = synthetic::name_problem(kv.value);
-    if (!problem.empty()) throw parse_error(file, s.line, "SwitchName '" + synthetic::printable(kv.value) + "': " + problem);
+    if (!problem.empty()) throw parse_error(file, s.line, "SwitchName '" + printable(kv.value) + "': " + problem);
     def.name = kv.value;
   } else if (key == "nodes") {
     def.nodes = expand_value(s, file, kv);
@@ -156,7 +156,7 @@ bool apply_key(SwitchDef &def, const Statement &s, const std::string &file, cons
   } else if (key == "linkspeed") {
     double gbps = 0;
     if (!synthetic::parse_gbps(kv.value, gbps))
-      throw parse_error(file, s.line, "LinkSpeed=" + synthetic::printable(kv.value) + " is not a positive number");
+      throw parse_error(file, s.line, "LinkSpeed=" + printable(kv.value) + " is not a positive number");
     def.rate = plain_rate(gbps);
   } else {
     return false;

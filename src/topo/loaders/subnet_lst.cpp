@@ -17,7 +17,6 @@
 
 #include "common/error.h"
 #include "common/text.h"
-#include "topo/loaders/loader_util.h"
 #include "topo/loaders/loaders.h"
 
 namespace canopy::topo {
@@ -31,18 +30,6 @@ struct Endpoint {
   std::string_view description;
 };
 
-inline bool is_space(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
-
-/** The next whitespace-separated token of @p rest, which moves past it. */
-std::string_view take_token(std::string_view &rest) {
-  size_t start = 0;
-  while (start < rest.size() && is_space(rest[start])) ++start;
-  size_t end = start;
-  while (end < rest.size() && !is_space(rest[end])) ++end;
-  std::string_view token = rest.substr(start, end - start);
-  rest.remove_prefix(end);
-  return token;
-}
 
 /** "CA", "SW", "RT", each possibly with "-SM". */
 bool parse_node_type(std::string_view text, NodeType &type) {
@@ -116,11 +103,11 @@ class SubnetParser {
 
   Endpoint parse_endpoint(std::string_view &rest) {
     std::string_view at = trim(rest);
-    if (take_token(rest) != "{") fail("expected '{' to open a node record, found " + excerpt(at));
+    if (take_token(rest) != "{") fail("expected '{' to open a node record, found '" + printable(at) + "'");
     Endpoint e;
     std::string_view type = take_token(rest);
     if (!parse_node_type(type, e.type))
-      fail("unknown node type " + excerpt(type) + " (expected CA, SW or RT, possibly with -SM)");
+      fail("unknown node type '" + printable(type) + "'" + " (expected CA, SW or RT, possibly with -SM)");
     e.num_ports = hex_field(rest, "Ports");
     hex_field(rest, "SystemGUID");
     e.node_guid = hex_field(rest, "NodeGUID");
@@ -129,12 +116,12 @@ class SubnetParser {
     rest = trim(rest);
     size_t close = rest.find("} LID:");
     if (rest.empty() || rest[0] != '{' || close == std::string_view::npos)
-      fail("expected '{description} LID:' after Rev:, found " + excerpt(rest));
+      fail("expected '{description} LID:' after Rev:, found '" + printable(rest) + "'");
     e.description = rest.substr(1, close - 1);
     rest.remove_prefix(close + 1);
     e.lid = hex_field(rest, "LID");
     e.port = hex_field(rest, "PN");
-    if (take_token(rest) != "}") fail("expected '}' to close the record of node " + excerpt(e.description));
+    if (take_token(rest) != "}") fail("expected '}' to close the record of node '" + printable(e.description) + "'");
     check_endpoint(e);
     return e;
   }
@@ -145,7 +132,7 @@ class SubnetParser {
     uint64_t value = 0;
     if (token.size() <= key.size() || token.substr(0, key.size()) != key || token[key.size()] != ':' ||
         !parse_hex(token.substr(key.size() + 1), value))
-      fail("expected " + std::string(key) + ":<hex>, found " + excerpt(token));
+      fail("expected " + std::string(key) + ":<hex>, found '" + printable(token) + "'");
     return value;
   }
 
@@ -163,15 +150,15 @@ class SubnetParser {
     std::optional<std::string_view> width_text, speed_text;
     for (std::string_view field : split_fields(rest)) {
       size_t eq = field.find('=');
-      if (eq == std::string_view::npos) fail("expected KEY=VALUE after the node records, found " + excerpt(field));
+      if (eq == std::string_view::npos) fail("expected KEY=VALUE after the node records, found '" + printable(field) + "'");
       if (field.substr(0, eq) == "PHY") width_text = field.substr(eq + 1);
       if (field.substr(0, eq) == "SPD") speed_text = field.substr(eq + 1);
     }
     if (!width_text || !speed_text) fail("the link has no PHY= width or no SPD= speed");
     int width = 0;
     LinkSpeed speed = LinkSpeed::Unknown;
-    if (!parse_width(*width_text, width)) fail("unknown link width PHY=" + excerpt(*width_text));
-    if (!parse_signal_speed(*speed_text, speed)) fail("unknown lane speed SPD=" + excerpt(*speed_text));
+    if (!parse_width(*width_text, width)) fail("unknown link width PHY='" + printable(*width_text) + "'");
+    if (!parse_signal_speed(*speed_text, speed)) fail("unknown lane speed SPD='" + printable(*speed_text) + "'");
     return ib_rate(width, speed);
   }
 

@@ -34,14 +34,5 @@ std::string name_problem(std::string_view name) {
   return "";
 }
 
-std::string printable(std::string_view text, size_t max) {
-  std::string out;
-  for (char c : text.substr(0, max)) {
-    unsigned char u = static_cast<unsigned char>(c);
-    out += (u >= 0x20 && u < 0x7f) ? c : '?';
-  }
-  if (text.size() > max) out += "...";
-  return out;
-}
 
 }  // namespace canopy::topo::synthetic

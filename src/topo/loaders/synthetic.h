@@ -29,8 +29,5 @@ bool parse_gbps(std::string_view text, double &gbps);
     name can be written back in a hostlist or a key=value file. */
 std::string name_problem(std::string_view name);
 
-/** @p text as it can safely appear in an error message: at most @p max
-    characters (then "..."), anything but printable ASCII shown as '?'. */
-std::string printable(std::string_view text, size_t max = 40);
 
 }  // namespace canopy::topo::synthetic

@@ -101,7 +101,7 @@ void TorusParser::check_version(std::string_view comment) {
   std::vector<std::string_view> words = split_fields(comment);
   if (words.size() != 3 || words[0] != "canopy" || words[1] != "torus" || !starts_with(words[2], "v")) return;
   if (words[2] != "v1")
-    fail("unsupported format version '" + synthetic::printable(words[2]) + "' (this Canopy reads canopy torus v1)");
+    fail("unsupported format version '" + printable(words[2]) + "' (this Canopy reads canopy torus v1)");
 }
 
 void TorusParser::statement(const std::vector<std::string_view> &fields) {
@@ -109,7 +109,7 @@ void TorusParser::statement(const std::vector<std::string_view> &fields) {
   if (keyword == "dims") return parse_dims(fields);
   if (keyword == "link_gbps") return parse_gbps(fields);
   if (keyword != "wrap" && keyword != "host")
-    fail("unknown keyword '" + synthetic::printable(keyword) + "' (expected dims, wrap, link_gbps or host)");
+    fail("unknown keyword '" + printable(keyword) + "' (expected dims, wrap, link_gbps or host)");
   if (f_.dims.empty()) fail("'" + std::string(keyword) + "' before 'dims' (dims must come first)");
   if (keyword == "wrap") return parse_wrap(fields);
   parse_host(fields);
@@ -118,7 +118,7 @@ void TorusParser::statement(const std::vector<std::string_view> &fields) {
 uint64_t TorusParser::number(std::string_view text, const char *what) {
   uint64_t value = 0;
   if (!parse_uint(text, value, 10))
-    fail(std::string(what) + " '" + synthetic::printable(text) + "' is not a non-negative integer");
+    fail(std::string(what) + " '" + printable(text) + "' is not a non-negative integer");
   return value;
 }
 
@@ -145,7 +145,7 @@ void TorusParser::parse_wrap(const std::vector<std::string_view> &fields) {
          std::to_string(fields.size() - 1));
   for (size_t d = 1; d < fields.size(); ++d) {
     if (fields[d] != "0" && fields[d] != "1") fail("'wrap' values are 0 (mesh) or 1 (torus), not '" +
-                                                   synthetic::printable(fields[d]) + "'");
+                                                   printable(fields[d]) + "'");
     f_.wrap.push_back(fields[d] == "1");
   }
   f_.wrap_line = line_;
@@ -165,7 +165,7 @@ void TorusParser::parse_host(const std::vector<std::string_view> &fields) {
   if (fields.size() < 2) fail("'host' needs a name and " + std::to_string(n) + " coordinates");
   std::string name(fields[1]);
   std::string problem = synthetic::name_problem(name);
-  if (!problem.empty()) fail("host '" + synthetic::printable(name) + "': " + problem);
+  if (!problem.empty()) fail("host '" + printable(name) + "': " + problem);
   if (fields.size() - 2 != n)
     fail("host '" + name + "' has " + std::to_string(fields.size() - 2) + " coordinates; the grid has " +
          std::to_string(n) + " dimensions");
