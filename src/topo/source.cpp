@@ -1,9 +1,11 @@
 #include "topo/source.h"
 
 #include <cctype>
+#include <chrono>
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/log.h"
 #include "common/text.h"
 #include "topo/loaders/loaders.h"
 
@@ -78,7 +80,8 @@ std::string resolve_dump_dir(const std::string &dir) {
 
 const std::vector<SourceFormat> &source_formats() { return kFormats; }
 
-Topology load_topology(const std::string &source) {
+namespace {
+Topology load_any(const std::string &source) {
   for (const SourceFormat &format : kFormats) {
     std::string prefix = std::string(format.name) + ":";
     if (starts_with(source, prefix)) {
@@ -95,6 +98,17 @@ Topology load_topology(const std::string &source) {
                                            "load a dump directory (docs/dump-directory.md)");
   throw Error(CANOPY_ERR_PARSE, source + ": unrecognised topology format (use a FORMAT: prefix; "
                                          "`canopy topo --formats` lists them)");
+}
+}  // namespace
+
+Topology load_topology(const std::string &source) {
+  auto start = std::chrono::steady_clock::now();
+  Topology topo = load_any(source);
+  CANOPY_LOG(Info, "loaded %s: %zu hosts, %zu switches, %zu links, %d forwarding tables in %.3f s",
+             topo.source().c_str(), topo.hosts().size(), topo.switches().size(), topo.links().size(),
+             topo.num_forwarding_tables(),
+             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  return topo;
 }
 
 }  // namespace canopy::topo
