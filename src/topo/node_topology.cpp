@@ -180,6 +180,19 @@ int NodeTopology::core_numa(int core) const {
   return numa ? static_cast<int>(numa->logical_index) : -1;
 }
 
+int NodeTopology::bound_package() const {
+  hwloc_bitmap_t set = hwloc_bitmap_alloc();
+  int package = -1;
+  if (set && hwloc_get_cpubind(topology_, set, HWLOC_CPUBIND_PROCESS) == 0 && !hwloc_bitmap_iszero(set)) {
+    hwloc_obj_t obj = hwloc_get_obj_covering_cpuset(topology_, set);
+    while (obj && obj->type != HWLOC_OBJ_PACKAGE) obj = obj->parent;
+    // Bound to the whole machine (no binding) has no covering package either.
+    if (obj) package = static_cast<int>(obj->logical_index);
+  }
+  hwloc_bitmap_free(set);
+  return package;
+}
+
 std::vector<int> NodeTopology::core_packages() const {
   std::vector<int> out;
   for (int c = 0; c < num_cores(); ++c) out.push_back(core_package(c));

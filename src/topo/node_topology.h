@@ -47,6 +47,10 @@ class NodeTopology {
   int core_package(int core) const;
   /** Logical index of the first NUMA node local to @p core, -1 if none. */
   int core_numa(int core) const;
+  /** Logical index of the package holding every PU this process is bound to (only
+      meaningful for the "live" topology); -1 when unbound, bound across packages,
+      or the binding cannot be read. */
+  int bound_package() const;
   /** core_package / core_numa for every core, in core order. */
   std::vector<int> core_packages() const;
   std::vector<int> core_numa_nodes() const;

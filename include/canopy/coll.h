@@ -1,0 +1,38 @@
+/**
+ * @file canopy/coll.h  Canopy's collectives, called directly.
+ *
+ * The functions take the arguments of their MPI counterparts and return an MPI
+ * error code (MPI_SUCCESS, or the code of the PMPI call they fell back to, or
+ * MPI_ERR_OTHER when a Canopy algorithm failed midway; the message then is on
+ * stderr). They live in libcanopy-mpi.so, which needs MPI; libcanopy.so and
+ * canopy.h do not include this header.
+ *
+ * Each call picks an algorithm by the selection rules (docs/collectives.md):
+ * CANOPY_<COLL>_ALGORITHM, then the tuning file, then the built-in table. They
+ * fall back to PMPI_* for inter-communicators, non-contiguous datatypes and
+ * messages over 2 GiB. Not thread-safe: call them from one thread per process
+ * (as MPI_THREAD_FUNNELED or SERIALIZED programs do).
+ */
+#ifndef CANOPY_COLL_H
+#define CANOPY_COLL_H
+
+#include <mpi.h>
+
+#include <canopy/status.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** MPI_Bcast. */
+CANOPY_API int canopy_bcast(void *buf, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
+/** MPI_Allgather, MPI_IN_PLACE included. */
+CANOPY_API int canopy_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+/** MPI_Barrier. */
+CANOPY_API int canopy_barrier(MPI_Comm comm);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

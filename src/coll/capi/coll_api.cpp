@@ -1,0 +1,19 @@
+// The C API of the collectives (include/canopy/coll.h).
+#include "canopy/coll.h"
+
+#include "coll/dispatch.h"
+
+extern "C" {
+
+int canopy_bcast(void *buf, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+  return canopy::coll::bcast(buf, count, datatype, root, comm);
+}
+
+int canopy_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                     MPI_Datatype recvtype, MPI_Comm comm) {
+  return canopy::coll::allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+int canopy_barrier(MPI_Comm comm) { return canopy::coll::barrier(comm); }
+
+}  // extern "C"

@@ -1,0 +1,25 @@
+// The entry points behind canopy_bcast() & co. and libcanopy-mpi.so's MPI_*:
+// argument checks, hierarchy, algorithm selection, and the fall-back to PMPI_*
+// for what Canopy does not handle (inter-communicators, non-contiguous
+// datatypes, messages over 2 GiB, invalid arguments so that MPI reports them).
+// They return MPI error codes and never throw.
+//
+// Whether a call falls back is decided from the local arguments only, so every
+// rank must describe the data with contiguous types or none does (MPI allows a
+// contiguous type on one rank and a matching vector type on another; Canopy
+// does not, yet).
+#pragma once
+#include <mpi.h>
+
+namespace canopy::coll {
+
+/** @p algorithm: a catalogue name to force, or nullptr for the selection rules. */
+int bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm, const char *algorithm = nullptr) noexcept;
+int allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+              MPI_Datatype recvtype, MPI_Comm comm, const char *algorithm = nullptr) noexcept;
+int barrier(MPI_Comm comm, const char *algorithm = nullptr) noexcept;
+
+/** CANOPY_DISABLE=1: libcanopy-mpi.so passes everything to PMPI (read once per process). */
+bool disabled() noexcept;
+
+}  // namespace canopy::coll

@@ -1,0 +1,183 @@
+#include "coll/hierarchy.h"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+
+#include "coll/p2p.h"
+#include "coll/plan/layout.h"
+#include "common/error.h"
+#include "common/log.h"
+#include "common/params.h"
+#include "topo/node_topology.h"
+
+namespace canopy::coll {
+namespace {
+
+int g_keyval = MPI_KEYVAL_INVALID;
+int g_finalize_keyval = MPI_KEYVAL_INVALID;
+// Communicators holding a hierarchy, in creation order (the order every rank built them in,
+// so freeing them in this order at MPI_Finalize keeps the collective frees matched).
+std::vector<MPI_Comm> g_cached;
+
+void free_comm(MPI_Comm &comm) {
+  if (comm != MPI_COMM_NULL) PMPI_Comm_free(&comm);
+  comm = MPI_COMM_NULL;
+}
+
+void split(MPI_Comm parent, int color, int key, MPI_Comm *out) {
+  check_mpi(PMPI_Comm_split(parent, color, key, out), "MPI_Comm_split");
+  if (*out != MPI_COMM_NULL) check_mpi(PMPI_Comm_set_errhandler(*out, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+}
+
+// Index of this process's host among the distinct names of the host map (same on every rank).
+int hostmap_color(const std::string &path) {
+  std::vector<std::string> hosts = load_hostmap(path);
+  int world_rank = 0;
+  check_mpi(PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank), "MPI_Comm_rank");
+  if (static_cast<size_t>(world_rank) >= hosts.size())
+    throw Error(CANOPY_ERR_INVALID_ARG, path + ": the host map lists " + std::to_string(hosts.size()) +
+                                            " ranks, MPI_COMM_WORLD has rank " + std::to_string(world_rank));
+  std::map<std::string, int> index;
+  for (const std::string &host : hosts) index.emplace(host, static_cast<int>(index.size()));
+  return index.at(hosts[static_cast<size_t>(world_rank)]);
+}
+
+void build_node(Hierarchy &h) {
+  MPI_Comm shared = MPI_COMM_NULL;
+  check_mpi(PMPI_Comm_split_type(h.comm, MPI_COMM_TYPE_SHARED, h.rank, MPI_INFO_NULL, &shared),
+            "MPI_Comm_split_type");
+  if (std::string path = param_string("hostmap"); !path.empty()) {
+    // A listed host is a subset of a real shared-memory domain, so segments still work.
+    split(shared, hostmap_color(path), h.rank, &h.node);
+    free_comm(shared);
+  } else {
+    h.node = shared;
+    check_mpi(PMPI_Comm_set_errhandler(h.node, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+  }
+  check_mpi(PMPI_Comm_rank(h.node, &h.node_rank), "MPI_Comm_rank");
+  check_mpi(PMPI_Comm_size(h.node, &h.node_size), "MPI_Comm_size");
+  split(h.comm, h.node_rank == 0 ? 0 : MPI_UNDEFINED, h.rank, &h.leaders);
+}
+
+// Every rank learns the node index and local rank of every other rank.
+void build_node_maps(Hierarchy &h) {
+  if (h.leaders != MPI_COMM_NULL) check_mpi(PMPI_Comm_rank(h.leaders, &h.node_index), "MPI_Comm_rank");
+  check_mpi(PMPI_Bcast(&h.node_index, 1, MPI_INT, 0, h.node), "MPI_Bcast");
+  int mine[2] = {h.node_index, h.node_rank};
+  std::vector<int> all(2 * static_cast<size_t>(h.size));
+  check_mpi(PMPI_Allgather(mine, 2, MPI_INT, all.data(), 2, MPI_INT, h.comm), "MPI_Allgather");
+  h.node_of.resize(h.size);
+  h.local_rank_of.resize(h.size);
+  for (int r = 0; r < h.size; ++r) {
+    h.node_of[r] = all[2 * r];
+    h.local_rank_of[r] = all[2 * r + 1];
+    h.nodes = std::max(h.nodes, h.node_of[r] + 1);
+  }
+  h.node_leader.assign(h.nodes, -1);
+  h.node_size_of.assign(h.nodes, 0);
+  for (int r = 0; r < h.size; ++r) {
+    ++h.node_size_of[h.node_of[r]];
+    if (h.local_rank_of[r] == 0) h.node_leader[h.node_of[r]] = r;
+  }
+  h.max_ranks_per_node = *std::max_element(h.node_size_of.begin(), h.node_size_of.end());
+}
+
+int my_socket(int node_rank, int node_size) {
+  if (std::string layout = param_string("coll_node_layout"); !layout.empty())
+    return synthetic_sockets(layout, node_size).at(static_cast<size_t>(node_rank));
+  // Loading the live topology costs milliseconds: once per process.
+  static const int bound = [] {
+    try {
+      return topo::NodeTopology::load("live").bound_package();
+    } catch (const Error &e) {
+      CANOPY_LOG(Warn, "collectives: cannot read the CPU binding (%s); one socket assumed", e.what());
+      return -1;
+    }
+  }();
+  return bound;
+}
+
+void build_groups(Hierarchy &h) {
+  h.socket = my_socket(h.node_rank, h.node_size);
+  std::vector<int> sockets(h.node_size);
+  check_mpi(PMPI_Allgather(&h.socket, 1, MPI_INT, sockets.data(), 1, MPI_INT, h.node), "MPI_Allgather");
+  std::vector<int> groups = leader_groups(sockets, static_cast<int>(param_int("coll_leaders_per_node")));
+  h.group_index = groups[h.node_rank];
+  h.groups_per_node = *std::max_element(groups.begin(), groups.end()) + 1;
+  split(h.node, h.group_index, h.node_rank, &h.group);
+  check_mpi(PMPI_Comm_rank(h.group, &h.group_rank), "MPI_Comm_rank");
+  split(h.comm, h.group_rank == 0 ? 0 : MPI_UNDEFINED, h.rank, &h.group_leaders);
+}
+
+std::unique_ptr<Hierarchy> build(MPI_Comm comm) {
+  auto h = std::make_unique<Hierarchy>();
+  check_mpi(PMPI_Comm_dup(comm, &h->comm), "MPI_Comm_dup");
+  check_mpi(PMPI_Comm_set_errhandler(h->comm, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+  check_mpi(PMPI_Comm_rank(h->comm, &h->rank), "MPI_Comm_rank");
+  check_mpi(PMPI_Comm_size(h->comm, &h->size), "MPI_Comm_size");
+  build_node(*h);
+  build_node_maps(*h);
+  build_groups(*h);
+  CANOPY_LOG(Debug, "collectives: hierarchy built: %s", h->describe().c_str());
+  return h;
+}
+
+int delete_hierarchy(MPI_Comm comm, int, void *value, void *) {
+  delete static_cast<Hierarchy *>(value);
+  g_cached.erase(std::remove(g_cached.begin(), g_cached.end(), comm), g_cached.end());
+  return MPI_SUCCESS;
+}
+
+// MPI_Finalize deletes MPI_COMM_SELF's attributes first, while MPI still works: the moment
+// to free what is cached on communicators the application never freed (MPI_COMM_WORLD).
+int free_all_at_finalize(MPI_Comm, int, void *, void *) {
+  std::vector<MPI_Comm> cached = g_cached;
+  for (MPI_Comm comm : cached) PMPI_Comm_delete_attr(comm, g_keyval);
+  return MPI_SUCCESS;
+}
+
+void create_keyvals() {
+  check_mpi(PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_hierarchy, &g_keyval, nullptr),
+            "MPI_Comm_create_keyval");
+  check_mpi(PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_all_at_finalize, &g_finalize_keyval, nullptr),
+            "MPI_Comm_create_keyval");
+  check_mpi(PMPI_Comm_set_attr(MPI_COMM_SELF, g_finalize_keyval, nullptr), "MPI_Comm_set_attr");
+}
+
+}  // namespace
+
+Hierarchy::~Hierarchy() {
+  node_segment_.reset();
+  for (MPI_Comm *c : {&group_leaders, &group, &leaders, &node, &comm}) free_comm(*c);
+}
+
+shm::Segment &Hierarchy::node_segment() {
+  if (!node_segment_) node_segment_ = std::make_unique<shm::Segment>(node, shm::SegmentConfig::from_params());
+  return *node_segment_;
+}
+
+std::string Hierarchy::describe() const {
+  return std::to_string(size) + " ranks, " + std::to_string(nodes) + " nodes (max " +
+         std::to_string(max_ranks_per_node) + " per node), " + std::to_string(groups_per_node) +
+         " leader groups on this node";
+}
+
+Hierarchy &hierarchy_of(MPI_Comm comm) {
+  if (g_keyval == MPI_KEYVAL_INVALID) create_keyvals();
+  void *value = nullptr;
+  int found = 0;
+  check_mpi(PMPI_Comm_get_attr(comm, g_keyval, &value, &found), "MPI_Comm_get_attr");
+  if (found) return *static_cast<Hierarchy *>(value);
+  std::unique_ptr<Hierarchy> h = build(comm);
+  check_mpi(PMPI_Comm_set_attr(comm, g_keyval, h.get()), "MPI_Comm_set_attr");
+  g_cached.push_back(comm);
+  return *h.release();
+}
+
+bool is_intracomm(MPI_Comm comm) {
+  int inter = 0;
+  return comm != MPI_COMM_NULL && PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && !inter;
+}
+
+}  // namespace canopy::coll

@@ -1,0 +1,58 @@
+// The hierarchy of a communicator, built on first use and cached on it with an
+// MPI attribute (freed with the communicator, or at MPI_Finalize):
+//   node     ranks that share memory and (with CANOPY_HOSTMAP) the same listed host
+//   leaders  node rank 0 of every node, ordered by communicator rank (node index = rank here)
+//   group    multi-leader group inside the node (coll_leaders_per_node, or one per socket)
+//   group_leaders  rank 0 of every group of every node
+// Every internal message travels on private duplicates, so Canopy's traffic can
+// never match the application's receives on the user's communicator.
+#pragma once
+#include <mpi.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "coll/shm/segment.h"
+
+namespace canopy::coll {
+
+struct Hierarchy {
+  MPI_Comm comm = MPI_COMM_NULL;  // private duplicate of the user's communicator
+  int rank = 0, size = 1;
+
+  MPI_Comm node = MPI_COMM_NULL;
+  int node_rank = 0, node_size = 1;
+  MPI_Comm leaders = MPI_COMM_NULL;  // MPI_COMM_NULL except on node leaders
+  int nodes = 1, node_index = 0, max_ranks_per_node = 1;
+  std::vector<int> node_of;          // communicator rank -> node index
+  std::vector<int> local_rank_of;    // communicator rank -> rank in its node
+  std::vector<int> node_leader;      // node index -> communicator rank of its leader
+  std::vector<int> node_size_of;     // node index -> ranks on it
+
+  int socket = -1;                   // package of this rank (-1: unknown)
+  MPI_Comm group = MPI_COMM_NULL;
+  int group_index = 0, group_rank = 0, groups_per_node = 1;
+  MPI_Comm group_leaders = MPI_COMM_NULL;  // MPI_COMM_NULL except on group leaders
+
+  Hierarchy() = default;
+  Hierarchy(const Hierarchy &) = delete;
+  Hierarchy &operator=(const Hierarchy &) = delete;
+  ~Hierarchy();
+
+  /** The node's shared-memory segment, created (collectively over the node) on first use. */
+  shm::Segment &node_segment();
+  /** One line for logs: "8 ranks, 3 nodes (max 4 per node), 2 groups per node". */
+  std::string describe() const;
+
+ private:
+  std::unique_ptr<shm::Segment> node_segment_;
+};
+
+/** The hierarchy cached on @p comm, built collectively on the first call. Throws Error. */
+Hierarchy &hierarchy_of(MPI_Comm comm);
+
+/** True for an intra-communicator (inter-communicators go to PMPI). */
+bool is_intracomm(MPI_Comm comm);
+
+}  // namespace canopy::coll

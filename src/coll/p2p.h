@@ -1,0 +1,51 @@
+// Point-to-point building blocks shared by the collective algorithms: byte
+// transfers that turn MPI errors into canopy::Error, block layouts (a buffer cut
+// into consecutive per-rank blocks), and block scatter/allgather schedules.
+// Algorithms run on "virtual" ranks v = (rank - shift) mod p so that the same
+// schedule serves any root.
+#pragma once
+#include <mpi.h>
+
+#include <cstddef>
+#include <vector>
+
+namespace canopy::coll {
+
+/** Throws Error(INTERNAL) naming @p what and MPI's message when @p rc is not MPI_SUCCESS. */
+void check_mpi(int rc, const char *what);
+
+void send_bytes(const void *buf, size_t bytes, int dest, int tag, MPI_Comm comm);
+void recv_bytes(void *buf, size_t bytes, int source, int tag, MPI_Comm comm);
+void sendrecv_bytes(const void *sendbuf, size_t send, int dest, void *recvbuf, size_t recv, int source, int tag,
+                    MPI_Comm comm);
+
+/** A buffer cut into consecutive blocks, block i of length[i] at offset[i]. */
+struct Blocks {
+  std::vector<size_t> offset, length;
+  /** n bytes cut into p blocks of ceil(n/p) (the last ones shorter or empty). */
+  static Blocks even_split(size_t bytes, int parts);
+  /** p blocks of @p each bytes. */
+  static Blocks uniform(size_t each, int parts);
+  int count() const { return static_cast<int>(offset.size()); }
+  /** Offset and total length of blocks [lo, hi) (clamped to the block count). */
+  size_t span_offset(int lo) const;
+  size_t span_bytes(int lo, int hi) const;
+};
+
+/** Maps virtual rank v to the communicator rank (v + shift) mod p. */
+struct VirtualRanks {
+  int p, shift;
+  int real(int v) const { return (v % p + p + shift) % p; }
+};
+
+using BlockAllgatherFn = void (*)(char *buf, const Blocks &blocks, MPI_Comm comm, const VirtualRanks &vr, int v);
+
+/** Binomial scatter: virtual rank 0 holds every block; afterwards rank v holds block v. */
+void scatter_blocks_binomial(char *buf, const Blocks &blocks, MPI_Comm comm, const VirtualRanks &vr, int v);
+/** Allgather of per-rank blocks (rank v holds block v) by recursive doubling; ranks past the
+    largest power of two fold into a partner before and receive everything after. */
+void allgather_blocks_rd(char *buf, const Blocks &blocks, MPI_Comm comm, const VirtualRanks &vr, int v);
+/** The same by a ring: p-1 steps of one block to the right neighbour. */
+void allgather_blocks_ring(char *buf, const Blocks &blocks, MPI_Comm comm, const VirtualRanks &vr, int v);
+
+}  // namespace canopy::coll

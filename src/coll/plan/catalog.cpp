@@ -1,0 +1,57 @@
+#include "coll/plan/catalog.h"
+
+namespace canopy::coll {
+namespace {
+
+const std::vector<AlgorithmInfo> kCatalog = {
+    {Collective::Bcast, "binomial", "binomial tree rooted at the root (log p steps, whole message each)", {}},
+    {Collective::Bcast, "knomial", "k-nomial tree: each node feeds k-1 children per round", {"coll_bcast_knomial_radix"}},
+    {Collective::Bcast, "scatter_rd_allgather", "binomial scatter of p blocks, then recursive-doubling allgather", {}},
+    {Collective::Bcast, "scatter_ring_allgather", "binomial scatter of p blocks, then ring allgather", {}},
+    {Collective::Bcast, "chain", "pipelined chain root -> root+1 -> ... in segments", {"coll_bcast_chain_segment_bytes"}},
+    {Collective::Bcast, "shm", "one node only: shared-memory Sender_put/Group_sync/Group_get, one-stage or pipelined",
+     {"coll_shm_mode", "coll_shm_buffer_bytes", "coll_shm_buffers", "coll_shm_spins"}},
+    {Collective::Bcast, "two_level", "inside the root's node, between node leaders, then inside the other nodes",
+     {"coll_bcast_inter_algorithm", "coll_bcast_intra_algorithm"}},
+    {Collective::Allgather, "recursive_doubling", "log p exchanges of doubling size; extra ranks beyond 2^k fold in", {}},
+    {Collective::Allgather, "ring", "p-1 neighbour exchanges of one block", {}},
+    {Collective::Allgather, "bruck", "ceil(log p) exchanges with distance 2^k, then a local rotation", {}},
+    {Collective::Allgather, "leader", "single leader per node: gather on the node, allgather between leaders, node Bcast",
+     {"coll_allgather_inter_algorithm", "coll_bcast_intra_algorithm", "coll_shm_buffer_bytes", "coll_shm_buffers"}},
+    {Collective::Barrier, "dissemination", "ceil(log p) rounds of zero-byte messages at distance 2^k", {}},
+    {Collective::Barrier, "shm", "shared-memory Group_sync in each node, dissemination between node leaders, Group_sync",
+     {"coll_shm_spins"}},
+};
+
+}  // namespace
+
+const char *collective_name(Collective coll) {
+  switch (coll) {
+    case Collective::Bcast: return "bcast";
+    case Collective::Allgather: return "allgather";
+    case Collective::Barrier: return "barrier";
+  }
+  return "?";
+}
+
+const std::vector<Collective> &all_collectives() {
+  static const std::vector<Collective> all = {Collective::Bcast, Collective::Allgather, Collective::Barrier};
+  return all;
+}
+
+const std::vector<AlgorithmInfo> &algorithm_catalog() { return kCatalog; }
+
+const AlgorithmInfo *find_algorithm(Collective coll, const std::string &name) {
+  for (const AlgorithmInfo &info : kCatalog)
+    if (info.coll == coll && name == info.name) return &info;
+  return nullptr;
+}
+
+std::string algorithm_names(Collective coll) {
+  std::string names;
+  for (const AlgorithmInfo &info : kCatalog)
+    if (info.coll == coll) names += (names.empty() ? "" : ", ") + std::string(info.name);
+  return names;
+}
+
+}  // namespace canopy::coll

@@ -1,0 +1,76 @@
+#include "coll/plan/layout.h"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+
+#include "common/error.h"
+#include "common/file_io.h"
+#include "common/text.h"
+#include "topo/node_topology.h"
+
+namespace canopy::coll {
+namespace {
+
+void add_hostmap_line(const std::string &line, const std::string &where, std::vector<std::string> &hosts) {
+  std::string name = line;
+  long count = 1;
+  if (size_t colon = line.rfind(':'); colon != std::string::npos) {
+    uint64_t value = 0;
+    if (!parse_uint(trim(std::string_view(line).substr(colon + 1)), value, 10) || value < 1 || value > 1000000)
+      throw Error(CANOPY_ERR_PARSE, where + ": COUNT after ':' must be an integer from 1 to 1000000");
+    count = static_cast<long>(value);
+    name = std::string(trim(std::string_view(line).substr(0, colon)));
+  }
+  if (name.empty() || name.find_first_of(" \t") != std::string::npos)
+    throw Error(CANOPY_ERR_PARSE, where + ": expected NAME or NAME:COUNT");
+  hosts.insert(hosts.end(), static_cast<size_t>(count), name);
+}
+
+}  // namespace
+
+std::vector<std::string> parse_hostmap(const std::string &text, const std::string &path) {
+  std::vector<std::string> hosts;
+  size_t line_no = 0, start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(start, end - start);
+    ++line_no;
+    if (size_t hash = line.find('#'); hash != std::string::npos) line.resize(hash);
+    if (line = std::string(trim(line)); !line.empty()) add_hostmap_line(line, path + ":" + std::to_string(line_no), hosts);
+    start = end + 1;
+  }
+  if (hosts.empty()) throw Error(CANOPY_ERR_PARSE, path + ":1: the host map names no host");
+  return hosts;
+}
+
+std::vector<std::string> load_hostmap(const std::string &path) { return parse_hostmap(read_file(path), path); }
+
+std::vector<int> synthetic_sockets(const std::string &spec, int local_ranks) {
+  topo::NodeTopology node = topo::NodeTopology::load(spec);
+  std::vector<int> packages = node.core_packages();
+  std::vector<int> sockets(static_cast<size_t>(std::max(local_ranks, 0)), 0);
+  if (packages.empty()) return sockets;
+  for (size_t i = 0; i < sockets.size(); ++i) sockets[i] = std::max(packages[i % packages.size()], 0);
+  return sockets;
+}
+
+std::vector<int> leader_groups(const std::vector<int> &sockets, int leaders_per_node) {
+  size_t n = sockets.size();
+  std::vector<size_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return sockets[a] < sockets[b]; });
+  std::vector<int> group(n, 0);
+  if (leaders_per_node <= 0) {  // one group per distinct socket, numbered in socket order
+    std::map<int, int> dense;
+    for (size_t i : order) dense.emplace(sockets[i], static_cast<int>(dense.size()));
+    for (size_t i = 0; i < n; ++i) group[i] = dense[sockets[i]];
+    return group;
+  }
+  size_t groups = std::min(n, static_cast<size_t>(leaders_per_node));
+  for (size_t pos = 0; pos < n; ++pos) group[order[pos]] = static_cast<int>(pos * groups / n);
+  return group;
+}
+
+}  // namespace canopy::coll

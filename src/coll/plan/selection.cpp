@@ -1,0 +1,129 @@
+#include "coll/plan/selection.h"
+
+#include <mutex>
+
+#include "common/error.h"
+#include "common/file_io.h"
+#include "common/params.h"
+
+namespace canopy::coll {
+namespace {
+
+constexpr long long kAny = -1;
+
+// Starting points from the papers and MPICH/MVAPICH practice, not yet tuned on
+// real clusters: shared memory inside a node, hierarchical across nodes when
+// nodes hold several ranks, and by size between nodes (k-nomial for latency,
+// scatter+allgather for bandwidth).
+const std::vector<Rule> kBcastRules = {
+    {{1, 1}, {}, {}, {}, "binomial"},
+    {{}, {1, 1}, {}, {}, "shm"},
+    {{}, {2, kAny}, {2, kAny}, {}, "two_level"},
+    {{}, {}, {}, {0, 12287}, "knomial"},
+    {{}, {}, {}, {12288, 524287}, "scatter_rd_allgather"},
+    {{}, {}, {}, {}, "scatter_ring_allgather"},
+};
+const std::vector<Rule> kAllgatherRules = {
+    {{}, {2, kAny}, {2, kAny}, {0, 4095}, "leader"},
+    {{}, {}, {}, {0, 8191}, "recursive_doubling"},
+    {{}, {}, {}, {}, "ring"},
+};
+const std::vector<Rule> kBarrierRules = {
+    {{1, 1}, {}, {}, {}, "dissemination"},
+    {{}, {}, {2, kAny}, {}, "shm"},
+    {{}, {}, {}, {}, "dissemination"},
+};
+
+Range parse_range(const nlohmann::json &value, const std::string &where) {
+  if (!value.is_array() || value.size() != 2 || !value[0].is_number_integer() ||
+      !(value[1].is_number_integer() || value[1].is_null()))
+    throw Error(CANOPY_ERR_PARSE, where + ": expected [min, max] with integers (max may be null)");
+  Range r{value[0].get<long long>(), value[1].is_null() ? kAny : value[1].get<long long>()};
+  if (r.min < 0 || (r.max >= 0 && r.max < r.min)) throw Error(CANOPY_ERR_PARSE, where + ": empty or negative range");
+  return r;
+}
+
+Rule parse_rule(const nlohmann::json &item, Collective coll, const std::string &where) {
+  if (!item.is_object()) throw Error(CANOPY_ERR_PARSE, where + ": a rule must be an object");
+  Rule rule;
+  for (auto &[key, value] : item.items()) {
+    if (key == "comm_size") rule.comm_size = parse_range(value, where + " comm_size");
+    else if (key == "nodes") rule.nodes = parse_range(value, where + " nodes");
+    else if (key == "ranks_per_node") rule.ranks_per_node = parse_range(value, where + " ranks_per_node");
+    else if (key == "bytes") rule.bytes = parse_range(value, where + " bytes");
+    else if (key == "algorithm" && value.is_string()) rule.algorithm = value.get<std::string>();
+    else throw Error(CANOPY_ERR_PARSE, where + ": unknown or mistyped key '" + key + "'");
+  }
+  if (!find_algorithm(coll, rule.algorithm))
+    throw Error(CANOPY_ERR_PARSE, where + ": '" + rule.algorithm + "' is not a " + collective_name(coll) +
+                                      " algorithm (" + algorithm_names(coll) + ")");
+  return rule;
+}
+
+// The tuning file is parsed once per path (collective calls are hot).
+const std::vector<Rule> &tuning_rules(Collective coll, const std::string &path) {
+  static std::mutex mutex;
+  static std::string loaded_path;
+  static std::vector<std::vector<Rule>> loaded;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (path != loaded_path) {
+    nlohmann::json doc = nlohmann::json::parse(read_file(path), nullptr, false);
+    if (doc.is_discarded() || !doc.is_object()) throw Error(CANOPY_ERR_PARSE, path + ": a tuning file is a JSON object");
+    std::vector<std::vector<Rule>> rules;
+    for (Collective c : all_collectives()) rules.push_back(parse_tuning_rules(doc, c, path));
+    loaded = std::move(rules);
+    loaded_path = path;
+  }
+  return loaded.at(static_cast<size_t>(coll));
+}
+
+}  // namespace
+
+bool Rule::matches(const SelectionInput &in) const {
+  return comm_size.contains(in.comm_size) && nodes.contains(in.nodes) &&
+         ranks_per_node.contains(in.max_ranks_per_node) && bytes.contains(static_cast<long long>(in.bytes));
+}
+
+const std::vector<Rule> &builtin_rules(Collective coll) {
+  switch (coll) {
+    case Collective::Bcast: return kBcastRules;
+    case Collective::Allgather: return kAllgatherRules;
+    case Collective::Barrier: break;
+  }
+  return kBarrierRules;
+}
+
+std::vector<Rule> parse_tuning_rules(const nlohmann::json &doc, Collective coll, const std::string &path) {
+  std::vector<Rule> rules;
+  auto it = doc.find(collective_name(coll));
+  if (it == doc.end()) return rules;
+  if (!it->is_array()) throw Error(CANOPY_ERR_PARSE, path + ": \"" + collective_name(coll) + "\" must be a list of rules");
+  for (size_t i = 0; i < it->size(); ++i)
+    rules.push_back(parse_rule((*it)[i], coll, path + ": " + collective_name(coll) + " rule " + std::to_string(i + 1)));
+  return rules;
+}
+
+Selection select_algorithm(Collective coll, const SelectionInput &in) {
+  std::string param = std::string(collective_name(coll)) + "_algorithm";
+  if (std::string forced = param_string(param); !forced.empty()) {
+    if (!find_algorithm(coll, forced))
+      throw Error(CANOPY_ERR_INVALID_ARG, param_env_name(param) + ": '" + forced + "' is not a " +
+                                              collective_name(coll) + " algorithm (" + algorithm_names(coll) + ")");
+    return {forced, "parameter " + param};
+  }
+  if (std::string path = param_string("coll_tuning_file"); !path.empty()) {
+    const std::vector<Rule> &rules = tuning_rules(coll, path);
+    for (size_t i = 0; i < rules.size(); ++i)
+      if (rules[i].matches(in)) return {rules[i].algorithm, "tuning file " + path + " rule " + std::to_string(i + 1)};
+  }
+  return select_builtin(coll, in);
+}
+
+Selection select_builtin(Collective coll, const SelectionInput &in) {
+  const std::vector<Rule> &rules = builtin_rules(coll);
+  for (size_t i = 0; i < rules.size(); ++i)
+    if (rules[i].matches(in)) return {rules[i].algorithm, "built-in rule " + std::to_string(i + 1)};
+  throw Error(CANOPY_ERR_INTERNAL, std::string("no built-in ") + collective_name(coll) + " rule matched");
+}
+
+}  // namespace canopy::coll

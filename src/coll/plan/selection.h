@@ -1,0 +1,52 @@
+// Which algorithm runs a collective call: the CANOPY_<COLL>_ALGORITHM override,
+// else the first matching rule of the JSON tuning file (coll_tuning_file), else
+// the first matching rule of the built-in table. Pure logic, unit-tested.
+#pragma once
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "coll/plan/catalog.h"
+
+namespace canopy::coll {
+
+/** What the rules look at. bytes: the Bcast message, or one rank's Allgather block; 0 for Barrier. */
+struct SelectionInput {
+  int comm_size = 1;
+  int nodes = 1;
+  int max_ranks_per_node = 1;
+  size_t bytes = 0;
+};
+
+/** Inclusive ranges; a max of -1 means unbounded. */
+struct Range {
+  long long min = 0, max = -1;
+  bool contains(long long v) const { return v >= min && (max < 0 || v <= max); }
+};
+
+struct Rule {
+  Range comm_size, nodes, ranks_per_node, bytes;
+  std::string algorithm;
+  bool matches(const SelectionInput &in) const;
+};
+
+struct Selection {
+  std::string algorithm;
+  std::string reason;  // "environment CANOPY_BCAST_ALGORITHM", "tuning file F rule 2", "built-in rule 3"
+};
+
+const std::vector<Rule> &builtin_rules(Collective coll);
+
+/** Rules for @p coll from a tuning file's JSON ({"bcast": [{"comm_size": [1, 64], "bytes": [0, 65536],
+    "algorithm": "knomial"}, ...]}). Throws Error(PARSE) naming @p path and the rule on bad input. */
+std::vector<Rule> parse_tuning_rules(const nlohmann::json &doc, Collective coll, const std::string &path);
+
+/** The built-in table alone (for when a forced or tuned algorithm cannot run here). */
+Selection select_builtin(Collective coll, const SelectionInput &in);
+
+/** Throws Error(INVALID_ARG) for an override naming no algorithm of @p coll. */
+Selection select_algorithm(Collective coll, const SelectionInput &in);
+
+}  // namespace canopy::coll

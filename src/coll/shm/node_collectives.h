@@ -1,0 +1,28 @@
+// Collectives inside one node, composed from the primitives as in Table 1 of
+// the tunable-SMP-collectives paper.
+#pragma once
+#include <cstddef>
+#include <string>
+
+#include "coll/shm/segment.h"
+
+namespace canopy::coll::shm {
+
+enum class BcastMode { Auto, OneStage, Pipelined };
+/** From coll_shm_mode ("auto", "one_stage", "pipelined"); throws Error(INVALID_ARG). */
+BcastMode bcast_mode_from_params();
+
+/** One stage: Sender_put, Group_sync, Group_get (repeated when the message exceeds the area). */
+void bcast_one_stage(Segment &seg, char *buf, size_t bytes, int root);
+/** Pipelined: per buffer-sized chunk Sender_put + Pair_sync, readers Group_get as chunks land. */
+void bcast_pipelined(Segment &seg, char *buf, size_t bytes, int root);
+/** Auto picks one stage up to one buffer, pipelined above (the paper's m < B rule). */
+void bcast(Segment &seg, char *buf, size_t bytes, int root, BcastMode mode);
+
+/** Every rank contributes @p block bytes; rank @p root (or every rank when root < 0) receives
+    all blocks in node-rank order into @p recv. Group_seg_put, Group_sync, then Receiver_get
+    (root) or Group_get (all), in as many stages as the area needs. */
+void gather(Segment &seg, const char *send, size_t block, char *recv, int root);
+inline void allgather(Segment &seg, const char *send, size_t block, char *recv) { gather(seg, send, block, recv, -1); }
+
+}  // namespace canopy::coll::shm

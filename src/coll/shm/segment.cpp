@@ -1,0 +1,105 @@
+#include "coll/shm/segment.h"
+
+#include <algorithm>
+#include <new>
+
+#include "coll/p2p.h"
+#include "coll/shm/poll.h"
+#include "common/error.h"
+#include "common/params.h"
+
+namespace canopy::coll::shm {
+namespace {
+
+// 128 bytes: two 64-byte lines, because x86 prefetches line pairs and some ARM cores use
+// 128-byte lines; a flag sharing a pair with another rank's flag would ping-pong.
+constexpr size_t kLine = 128;
+constexpr size_t kPage = 4096;
+
+// A lock-free 64-bit atomic is address-free, which is what makes it usable across processes.
+static_assert(std::atomic<uint64_t>::is_always_lock_free, "shared-memory flags need lock-free 64-bit atomics");
+
+size_t control_bytes(int ranks) {
+  size_t bytes = kLine * (1 + 2 * static_cast<size_t>(ranks));
+  return (bytes + kPage - 1) / kPage * kPage;
+}
+
+}  // namespace
+
+SegmentConfig SegmentConfig::from_params() {
+  SegmentConfig c;
+  long long bytes = param_int("coll_shm_buffer_bytes"), buffers = param_int("coll_shm_buffers");
+  if (bytes < 64 || bytes > (1LL << 30) || buffers < 1 || buffers > 4096 || bytes * buffers > (1LL << 31))
+    throw Error(CANOPY_ERR_INVALID_ARG,
+                "coll_shm_buffer_bytes must be 64..2^30 and coll_shm_buffers 1..4096, at most 2 GiB in all");
+  c.buffer_bytes = static_cast<size_t>(bytes);
+  c.buffers = static_cast<int>(buffers);
+  c.spins = static_cast<int>(std::max(0LL, param_int("coll_shm_spins")));
+  return c;
+}
+
+Segment::Segment(MPI_Comm node, const SegmentConfig &config) : config_(config) {
+  check_mpi(PMPI_Comm_rank(node, &rank_), "MPI_Comm_rank");
+  check_mpi(PMPI_Comm_size(node, &size_), "MPI_Comm_size");
+  size_t control = control_bytes(size_), total = control + capacity();
+  void *mine = nullptr;
+  check_mpi(PMPI_Win_allocate_shared(static_cast<MPI_Aint>(rank_ == 0 ? total : 0), 1, MPI_INFO_NULL, node, &mine,
+                                     &win_),
+            "MPI_Win_allocate_shared");
+  MPI_Aint size = 0;
+  int disp = 0;
+  check_mpi(PMPI_Win_shared_query(win_, 0, &size, &disp, &base_), "MPI_Win_shared_query");
+  data_ = base_ + control;
+  if (rank_ == 0)
+    for (size_t i = 0; i < control / kLine; ++i) new (base_ + i * kLine) std::atomic<uint64_t>(0);
+  // Passive-target epoch for the window's lifetime (the MPI-3 unified-model idiom for
+  // load/store access); the barrier publishes rank 0's initialised flags to everyone.
+  check_mpi(PMPI_Win_lock_all(MPI_MODE_NOCHECK, win_), "MPI_Win_lock_all");
+  check_mpi(PMPI_Barrier(node), "MPI_Barrier");
+}
+
+Segment::~Segment() {
+  if (win_ == MPI_WIN_NULL) return;
+  PMPI_Win_unlock_all(win_);
+  PMPI_Win_free(&win_);
+}
+
+std::atomic<uint64_t> *Segment::line(size_t index) const {
+  return std::launder(reinterpret_cast<std::atomic<uint64_t> *>(base_ + index * kLine));
+}
+
+uint64_t Segment::reserve(int slots) {
+  uint64_t first = next_seq_;
+  next_seq_ += static_cast<uint64_t>(slots);
+  return first;
+}
+
+void Segment::wait_slot_free(uint64_t seq) const {
+  uint64_t buffers = static_cast<uint64_t>(config_.buffers);
+  if (seq + 1 <= buffers) return;  // never used before
+  uint64_t need = seq + 1 - buffers;
+  for (int r = 0; r < size_; ++r)
+    if (r != rank_) poll_until([&] { return consumed_flag(r)->load(std::memory_order_acquire) >= need; }, config_.spins);
+}
+
+void Segment::post(uint64_t value) { posted_flag(rank_)->store(value, std::memory_order_release); }
+
+void Segment::wait_posted(int peer, uint64_t value) const {
+  poll_until([&] { return posted_flag(peer)->load(std::memory_order_acquire) >= value; }, config_.spins);
+}
+
+void Segment::consume(uint64_t value) {
+  if (value <= consumed_) return;
+  consumed_ = value;
+  consumed_flag(rank_)->store(value, std::memory_order_release);
+}
+
+void Segment::group_sync() {
+  // Counter barrier: the target grows by size_ each time, so the counter is never reset
+  // and a rank racing ahead into the next barrier cannot release a slow one early.
+  uint64_t target = ++sync_epoch_ * static_cast<uint64_t>(size_);
+  line(0)->fetch_add(1, std::memory_order_acq_rel);
+  poll_until([&] { return line(0)->load(std::memory_order_acquire) >= target; }, config_.spins);
+}
+
+}  // namespace canopy::coll::shm

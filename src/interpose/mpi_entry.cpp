@@ -1,0 +1,25 @@
+// MPI_* entry points of libcanopy-mpi.so: linked before libmpi (or LD_PRELOADed),
+// these definitions win over the library's, and PMPI_* reaches the real ones.
+// Only the collectives listed here are intercepted; CANOPY_DISABLE=1 makes
+// every one a plain pass-through.
+#include <mpi.h>
+
+#include "coll/dispatch.h"
+
+#define CANOPY_MPI_EXPORT extern "C" __attribute__((visibility("default")))
+
+CANOPY_MPI_EXPORT int MPI_Bcast(void *buf, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+  if (canopy::coll::disabled()) return PMPI_Bcast(buf, count, datatype, root, comm);
+  return canopy::coll::bcast(buf, count, datatype, root, comm);
+}
+
+CANOPY_MPI_EXPORT int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  if (canopy::coll::disabled()) return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  return canopy::coll::allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+CANOPY_MPI_EXPORT int MPI_Barrier(MPI_Comm comm) {
+  if (canopy::coll::disabled()) return PMPI_Barrier(comm);
+  return canopy::coll::barrier(comm);
+}
