@@ -1,0 +1,62 @@
+/* An ordinary MPI program, built without Canopy: bcast, allgather (also in place)
+   and barrier on MPI_COMM_WORLD and a split communicator. World rank 0 prints its
+   checksums as it goes, and at the end every rank's running checksum (MPI_Gather). 
+   preload_app.sh runs it with and without LD_PRELOAD=libcanopy-mpi.so. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static unsigned long checksum(const int *v, int n) {
+  unsigned long sum = 0;
+  for (int i = 0; i < n; ++i) sum = sum * 31 + (unsigned long)v[i];
+  return sum;
+}
+
+static unsigned long running = 0, world_rank = 0;
+
+static void report(const char *label, const char *what, int n, int root, unsigned long sum) {
+  running = running * 131 + sum;
+  if (world_rank == 0) printf("%s %s n=%d root=%d sum=%lu\n", label, what, n, root, sum);
+}
+
+static void round_trip(MPI_Comm comm, const char *label, int n) {
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  int *data = malloc(sizeof(int) * (size_t)n), *all = malloc(sizeof(int) * (size_t)n * (size_t)size);
+  for (int root = 0; root < size; ++root) {
+    for (int i = 0; i < n; ++i) data[i] = rank == root ? i * 7 + root : -1;
+    MPI_Bcast(data, n, MPI_INT, root, comm);
+    report(label, "bcast", n, root, checksum(data, n));
+  }
+  for (int i = 0; i < n; ++i) data[i] = rank * 1000 + i;
+  MPI_Allgather(data, n, MPI_INT, all, n, MPI_INT, comm);
+  report(label, "allgather", n, -1, checksum(all, n * size));
+  for (int i = 0; i < n; ++i) all[rank * n + i] = rank * 3 + i;
+  MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all, n, MPI_INT, comm);
+  report(label, "allgather in place", n, -1, checksum(all, n * size));
+  MPI_Barrier(comm);
+  free(data);
+  free(all);
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  world_rank = (unsigned long)rank;
+  MPI_Comm half;
+  MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+  for (int n = 1; n <= 100000; n *= 17) {
+    round_trip(MPI_COMM_WORLD, "world", n);
+    round_trip(half, rank % 2 ? "odd" : "even", n);
+  }
+  MPI_Comm_free(&half);
+  unsigned long *all = malloc(sizeof(unsigned long) * (size_t)size);
+  MPI_Gather(&running, 1, MPI_UNSIGNED_LONG, all, 1, MPI_UNSIGNED_LONG, 0, MPI_COMM_WORLD);
+  for (int r = 0; rank == 0 && r < size; ++r) printf("rank %d running checksum %lu\n", r, all[r]);
+  free(all);
+  MPI_Finalize();
+  return 0;
+}

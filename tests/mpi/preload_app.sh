@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# preload_app.sh RUN_MPI APP LIBCANOPY_MPI SCRATCH: the app's output must be identical
+# without Canopy, with LD_PRELOAD=libcanopy-mpi.so (two virtual nodes), and with
+# CANOPY_DISABLE=1; Canopy's info log proves the calls were intercepted (or not).
+set -euo pipefail
+run_mpi=$1 app=$2 lib=$3 dir=$4
+np=5
+printf 'a:2\nb:3\n' > "$dir/preload-hostmap"
+"$run_mpi" 120 $np "$app" > "$dir/plain.out"
+MPI_ENV="LD_PRELOAD=$lib CANOPY_LOG_LEVEL=info CANOPY_HOSTMAP=$dir/preload-hostmap" \
+  "$run_mpi" 120 $np "$app" > "$dir/canopy.out" 2> "$dir/canopy.err"
+MPI_ENV="LD_PRELOAD=$lib CANOPY_LOG_LEVEL=info CANOPY_DISABLE=1" \
+  "$run_mpi" 120 $np "$app" > "$dir/disabled.out" 2> "$dir/disabled.err"
+diff "$dir/plain.out" "$dir/canopy.out"
+diff "$dir/plain.out" "$dir/disabled.out"
+intercepted=$(grep -c "canopy \[info\] \(bcast\|allgather\|barrier\)" "$dir/canopy.err" || true)
+passed_through=$(grep -c "canopy \[info\]" "$dir/disabled.err" || true)
+echo "lines: $(wc -l < "$dir/plain.out"), intercepted calls logged: $intercepted, with CANOPY_DISABLE=1: $passed_through"
+[ "$intercepted" -gt 0 ] && [ "$passed_through" -eq 0 ]
+grep -q "2 nodes" "$dir/canopy.err"
+echo "1 passed, 0 failed"
