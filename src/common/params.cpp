@@ -37,7 +37,7 @@ const std::vector<ParamDef> kRegistry = {
     {"coll_leaders_per_node", ParamType::Int, "1",
      "Leader groups per node for multi-leader designs; 0: one leader per socket."},
     {"coll_node_layout", ParamType::String, "",
-     "hwloc synthetic node description (\"pack:2 core:4\") imposed for socket groups; local rank i sits on core i. Empty: real bindings."},
+     "hwloc synthetic node description (\"pack:2 core:4 pu:1\") imposed for socket groups; local rank i sits on core i. Empty: real bindings."},
     {"coll_shm_buffer_bytes", ParamType::Int, "8192",
      "Size (bytes) of one shared-memory buffer (pipeline chunk); read when a node segment is created."},
     {"coll_shm_buffers", ParamType::Int, "16",

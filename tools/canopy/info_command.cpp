@@ -1,24 +1,64 @@
-// canopy info: version, and with --config every parameter with its value and source.
+// canopy info: version; --config: every parameter with its value and source;
+// --algorithms: every collective algorithm with the parameters it reads.
 #include <cstdio>
 #include <memory>
 
 #include "cli.h"
 #include "commands.h"
+#include "coll/plan/catalog.h"
+#include "coll/plan/selection.h"
 #include "common/params.h"
 
 namespace canopy::cli {
 namespace {
 
 struct InfoOptions {
-  bool config = false, json = false;
+  bool config = false, algorithms = false, json = false;
 };
 
+std::string range_text(const coll::Range &r) {
+  return std::to_string(r.min) + ".." + (r.max < 0 ? std::string("") : std::to_string(r.max));
+}
+
+nlohmann::json algorithm_json(const coll::AlgorithmInfo &info) {
+  nlohmann::json params = nlohmann::json::array();
+  for (const char *name : info.params) params.push_back({{"name", name}, {"value", param_lookup(name).text}});
+  return {{"collective", coll::collective_name(info.coll)}, {"name", info.name}, {"summary", info.summary},
+          {"params", params}};
+}
+
+// The catalogue (algorithms and their parameters' current values) and the built-in rules.
+int print_algorithms(bool json) {
+  if (json) {
+    nlohmann::json all = nlohmann::json::array();
+    for (const coll::AlgorithmInfo &info : coll::algorithm_catalog()) all.push_back(algorithm_json(info));
+    print_json(all);
+    return 0;
+  }
+  for (coll::Collective c : coll::all_collectives()) {
+    std::printf("%s (force with %s):\n", coll::collective_name(c),
+                param_env_name(std::string(coll::collective_name(c)) + "_algorithm").c_str());
+    for (const coll::AlgorithmInfo &info : coll::algorithm_catalog()) {
+      if (info.coll != c) continue;
+      std::printf("  %-24s %s\n", info.name, info.summary);
+      for (const char *name : info.params) std::printf("  %-24s   %s = %s\n", "", name, param_lookup(name).text.c_str());
+    }
+    std::printf("  built-in rules (first match; comm size, nodes, ranks per node, bytes):\n");
+    for (const coll::Rule &r : coll::builtin_rules(c))
+      std::printf("    %-10s %-10s %-10s %-16s -> %s\n", range_text(r.comm_size).c_str(), range_text(r.nodes).c_str(),
+                  range_text(r.ranks_per_node).c_str(), range_text(r.bytes).c_str(), r.algorithm.c_str());
+  }
+  return 0;
+}
+
 int run_info(const InfoOptions &o) {
+  if (o.algorithms) return print_algorithms(o.json);
   if (!o.config) {
     if (o.json)
       print_json({{"version", CANOPY_VERSION_STRING}});
     else
-      std::printf("canopy %s\nUse --config for the parameters.\n", CANOPY_VERSION_STRING);
+      std::printf("canopy %s\nUse --config for the parameters, --algorithms for the collective algorithms.\n",
+                  CANOPY_VERSION_STRING);
     return 0;
   }
   nlohmann::json all = nlohmann::json::array();
@@ -43,6 +83,7 @@ CommandRunner add_info_command(CLI::App &app) {
   auto o = std::make_shared<InfoOptions>();
   CLI::App *cmd = app.add_subcommand("info", "Version and configuration");
   cmd->add_flag("--config", o->config, "Every parameter: value, source (default, config file, environment) and doc");
+  cmd->add_flag("--algorithms", o->algorithms, "Collective algorithms, the parameters they read, the built-in selection rules");
   add_json_flag(*cmd, o->json);
   return [o] { return run_info(*o); };
 }

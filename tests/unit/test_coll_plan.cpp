@@ -1,0 +1,117 @@
+// The collectives' MPI-free logic: catalogue, selection rules and overrides,
+// tuning files, host maps, synthetic socket layouts and leader groups.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "coll/plan/catalog.h"
+#include "coll/plan/layout.h"
+#include "coll/plan/selection.h"
+#include "common/error.h"
+#include "common/file_io.h"
+#include "common/params.h"
+
+using namespace canopy;
+using namespace canopy::coll;
+
+namespace {
+
+struct EnvGuard {
+  std::string name;
+  EnvGuard(const char *n, const char *value) : name(n) { setenv(n, value, 1); }
+  ~EnvGuard() { unsetenv(name.c_str()); }
+};
+
+}  // namespace
+
+TEST(CollCatalog, EveryAlgorithmParameterIsRegistered) {
+  for (const AlgorithmInfo &info : algorithm_catalog())
+    for (const char *param : info.params) EXPECT_NO_THROW(param_lookup(param)) << info.name << " reads " << param;
+  EXPECT_NE(find_algorithm(Collective::Bcast, "knomial"), nullptr);
+  EXPECT_EQ(find_algorithm(Collective::Barrier, "knomial"), nullptr);
+}
+
+TEST(CollSelection, BuiltInRulesFollowTheHierarchy) {
+  EXPECT_EQ(select_algorithm(Collective::Bcast, {8, 1, 8, 100}).algorithm, "shm");
+  EXPECT_EQ(select_algorithm(Collective::Bcast, {8, 2, 4, 100}).algorithm, "two_level");
+  EXPECT_EQ(select_algorithm(Collective::Bcast, {8, 8, 1, 100}).algorithm, "knomial");
+  EXPECT_EQ(select_algorithm(Collective::Bcast, {8, 8, 1, 1 << 20}).algorithm, "scatter_ring_allgather");
+  EXPECT_EQ(select_algorithm(Collective::Allgather, {8, 2, 4, 64}).algorithm, "leader");
+  EXPECT_EQ(select_algorithm(Collective::Allgather, {8, 8, 1, 1 << 20}).algorithm, "ring");
+  EXPECT_EQ(select_algorithm(Collective::Barrier, {8, 2, 4, 0}).algorithm, "shm");
+  EXPECT_EQ(select_algorithm(Collective::Barrier, {8, 8, 1, 0}).algorithm, "dissemination");
+}
+
+TEST(CollSelection, EnvironmentOverrideWinsAndIsChecked) {
+  {
+    EnvGuard env("CANOPY_BCAST_ALGORITHM", "chain");
+    Selection s = select_algorithm(Collective::Bcast, {8, 1, 8, 100});
+    EXPECT_EQ(s.algorithm, "chain");
+    EXPECT_NE(s.reason.find("bcast_algorithm"), std::string::npos);
+  }
+  EnvGuard bad("CANOPY_BCAST_ALGORITHM", "nonesuch");
+  try {
+    select_algorithm(Collective::Bcast, {8, 1, 8, 100});
+    FAIL() << "no error";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("binomial, knomial"), std::string::npos) << e.what();
+  }
+}
+
+TEST(CollSelection, TuningFileRulesComeBeforeBuiltIns) {
+  std::string path = ::testing::TempDir() + "canopy_tuning.json";
+  write_file_atomic(path, R"({"bcast": [{"nodes": [2, null], "bytes": [0, 1000], "algorithm": "binomial"}]})");
+  EnvGuard env("CANOPY_COLL_TUNING_FILE", path.c_str());
+  Selection s = select_algorithm(Collective::Bcast, {8, 2, 4, 100});
+  EXPECT_EQ(s.algorithm, "binomial");
+  EXPECT_NE(s.reason.find("rule 1"), std::string::npos);
+  EXPECT_EQ(select_algorithm(Collective::Bcast, {8, 2, 4, 5000}).algorithm, "two_level");
+}
+
+TEST(CollSelection, BadTuningRulesNameTheRule) {
+  auto error_of = [](const char *text) {
+    try {
+      parse_tuning_rules(nlohmann::json::parse(text), Collective::Bcast, "t.json");
+    } catch (const Error &e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(error_of(R"({"bcast": [{"algorithm": "ring"}]})").find("t.json: bcast rule 1"), std::string::npos);
+  EXPECT_NE(error_of(R"({"bcast": [{"bytes": [5, 1], "algorithm": "chain"}]})").find("empty"), std::string::npos);
+  EXPECT_NE(error_of(R"({"bcast": [{"colour": 1, "algorithm": "chain"}]})").find("colour"), std::string::npos);
+  EXPECT_NE(error_of(R"({"bcast": {}})").find("list"), std::string::npos);
+}
+
+TEST(CollLayout, HostMapExpandsCountsAndReportsLines) {
+  std::vector<std::string> hosts = parse_hostmap("# two nodes\nalpha:2\n\nbeta   # one\n", "m");
+  EXPECT_EQ(hosts, (std::vector<std::string>{"alpha", "alpha", "beta"}));
+  auto error_of = [](const char *text) {
+    try {
+      parse_hostmap(text, "m");
+    } catch (const Error &e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(error_of("a\nb:x\n").find("m:2:"), std::string::npos);
+  EXPECT_NE(error_of("a\nb:0\n").find("m:2:"), std::string::npos);
+  EXPECT_NE(error_of("a b\n").find("m:1:"), std::string::npos);
+  EXPECT_NE(error_of("# nothing\n").find("no host"), std::string::npos);
+}
+
+TEST(CollLayout, SyntheticSocketsWrapAroundTheCores) {
+  EXPECT_EQ(synthetic_sockets("pack:2 core:2 pu:1", 6), (std::vector<int>{0, 0, 1, 1, 0, 0}));
+  EXPECT_EQ(synthetic_sockets("core:4 pu:2", 3), (std::vector<int>{0, 0, 0}));
+  EXPECT_THROW(synthetic_sockets("bogus:2", 2), Error);
+}
+
+TEST(CollLayout, LeaderGroupsPerSocketOrByCount) {
+  std::vector<int> sockets = {1, 0, 1, 0, 0};
+  EXPECT_EQ(leader_groups(sockets, 0), (std::vector<int>{1, 0, 1, 0, 0}));
+  EXPECT_EQ(leader_groups(sockets, 1), (std::vector<int>{0, 0, 0, 0, 0}));
+  // Two groups in (socket, rank) order: ranks 1, 3, 4 | 0, 2... cut at 5*g/2.
+  EXPECT_EQ(leader_groups(sockets, 2), (std::vector<int>{1, 0, 1, 0, 0}));
+  EXPECT_EQ(leader_groups(sockets, 9), (std::vector<int>{3, 0, 4, 1, 2}));
+  EXPECT_EQ(leader_groups({}, 2), std::vector<int>{});
+}
