@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "common/params.h"
+#include "common/text.h"
 #include "topo/routes.h"
 
 namespace canopy::topo {
@@ -49,6 +50,13 @@ std::vector<std::vector<int>> group_ids_per_level(const Topology &topo, const st
     levels.push_back(std::move(ids));
   }
   return levels;
+}
+
+template <class T>
+nlohmann::json rows_of(const std::vector<T> &values, int n) {
+  nlohmann::json out = nlohmann::json::array();
+  for (int i = 0; i < n; ++i) out.push_back(std::vector<T>(values.begin() + i * n, values.begin() + (i + 1) * n));
+  return out;
 }
 
 int count_distinct(std::vector<int> ids) {
@@ -119,6 +127,30 @@ std::vector<std::vector<int>> leaf_groups(const Topology &topo, const std::vecto
   return groups;
 }
 
+nlohmann::json route_json(const Topology &topo, const Route &route) {
+  nlohmann::json path = nlohmann::json::array();
+  for (const RouteHop &hop : route.hops) {
+    const Node &n = topo.node(hop.node);
+    path.push_back({{"name", n.name},
+                    {"type", n.is_host() ? "host" : n.is_switch() ? "switch" : "router"},
+                    {"guid", guid_string(n.guid)},
+                    {"in_port", hop.in_port},
+                    {"out_port", hop.out_port},
+                    {"out_gbps", hop_gbps(topo, hop)},
+                    {"out_rate", hop.out_port ? rate_string(n.ports[hop.out_port].rate) : ""}});
+  }
+  return {{"source", topo.source()},
+          {"method", route_method_name(route.method)},
+          {"from", topo.node(route.hops.front().node).name},
+          {"to", topo.node(route.hops.back().node).name},
+          {"links", route.links()},
+          {"min_gbps", route_min_gbps(topo, route)},
+          {"path", path}};
+}
+
+nlohmann::json matrix_rows(const std::vector<int> &values, int n) { return rows_of(values, n); }
+nlohmann::json matrix_rows(const std::vector<double> &values, int n) { return rows_of(values, n); }
+
 Summary summarize(const Topology &topo) {
   Summary s;
   s.hosts = static_cast<int>(topo.hosts().size());
@@ -161,7 +193,7 @@ nlohmann::json summary_json(const Topology &topo, const Summary &s) {
           {"link_rates", rates},
           {"forwarding_tables", s.forwarding_tables},
           {"forwarding_problems", s.forwarding_problems},
-          {"routes", topo.has_forwarding_tables() ? "lft" : topo.torus() ? "dimension-order" : "shortest-path"}};
+          {"routes", route_method_name(route_method(topo))}};
 }
 
 }  // namespace canopy::topo

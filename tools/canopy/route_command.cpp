@@ -28,27 +28,6 @@ int require_host(const topo::Topology &topo, const std::string &name) {
   return host;
 }
 
-nlohmann::json route_json(const topo::Topology &topo, const topo::Route &route) {
-  nlohmann::json path = nlohmann::json::array();
-  for (const topo::RouteHop &hop : route.hops) {
-    const topo::Node &n = topo.node(hop.node);
-    path.push_back({{"name", n.name},
-                    {"type", n.is_host() ? "host" : n.is_switch() ? "switch" : "router"},
-                    {"guid", guid_string(n.guid)},
-                    {"in_port", hop.in_port},
-                    {"out_port", hop.out_port},
-                    {"out_gbps", topo::hop_gbps(topo, hop)},
-                    {"out_rate", hop.out_port ? topo::rate_string(n.ports[hop.out_port].rate) : ""}});
-  }
-  return {{"source", topo.source()},
-          {"method", topo::route_method_name(route.method)},
-          {"from", topo.node(route.hops.front().node).name},
-          {"to", topo.node(route.hops.back().node).name},
-          {"links", route.links()},
-          {"min_gbps", topo::route_min_gbps(topo, route)},
-          {"path", path}};
-}
-
 void print_route(const topo::Topology &topo, const topo::Route &route) {
   // First line: the topology service's answer format (host GUID ... host).
   for (size_t i = 0; i < route.hops.size(); ++i) {
@@ -76,13 +55,6 @@ nlohmann::json hierarchy_json(const topo::Topology &topo, const topo::Hierarchy 
     for (int child : h.children) j["children"].push_back(hierarchy_json(topo, tree, child));
   }
   return j;
-}
-
-template <class T>
-nlohmann::json rows(const std::vector<T> &values, int n) {
-  nlohmann::json out = nlohmann::json::array();
-  for (int i = 0; i < n; ++i) out.push_back(std::vector<T>(values.begin() + i * n, values.begin() + (i + 1) * n));
-  return out;
 }
 
 template <class T>
@@ -116,8 +88,8 @@ int run_matrix(const topo::Topology &topo, const RouteOptions &o) {
       groups.push_back(nlohmann::json::array());
       for (int h : group) groups.back().push_back(topo.node(h).name);
     }
-    print_json({{"source", topo.source()}, {"hosts", names}, {"hops", rows(m.hops, m.n)},
-                {"gbps", rows(m.gbps, m.n)}, {"delay_us", rows(m.delay_us, m.n)}, {"leaf_groups", groups},
+    print_json({{"source", topo.source()}, {"hosts", names}, {"hops", topo::matrix_rows(m.hops, m.n)},
+                {"gbps", topo::matrix_rows(m.gbps, m.n)}, {"delay_us", topo::matrix_rows(m.delay_us, m.n)}, {"leaf_groups", groups},
                 {"hierarchy", hierarchy_json(topo, tree, 0)}});
     return 0;
   }
@@ -136,7 +108,7 @@ int run_route(const RouteOptions &o) {
   if (o.host_a.empty() || o.host_b.empty()) throw Error(CANOPY_ERR_INVALID_ARG, "give two hosts, or --matrix HOSTFILE");
   topo::Route route = topo::find_route(topo, require_host(topo, o.host_a), require_host(topo, o.host_b));
   if (o.json)
-    print_json(route_json(topo, route));
+    print_json(topo::route_json(topo, route));
   else
     print_route(topo, route);
   return 0;
