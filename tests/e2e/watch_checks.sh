@@ -56,8 +56,8 @@ expect_one_more_dump() {
   echo "ok: one new dump: $(grep "published" "$COLLECTOR_LOG" | tail -n 1 | cut -c1-300)"
 }
 
-# first_uplink DUMP: "LEAF PORT", the uplink the dump's route from its first
-# host to its last leaves the first leaf by.
+# first_uplink DUMP: "LEAF PORT FIRST LAST": the uplink that the dump's route
+# from its first host (by name) to its last leaves the first leaf by.
 first_uplink() {
   python3 - "$1" "$_checks_dir" <<'EOF'
 import sys
@@ -66,7 +66,7 @@ from fabric_dump import load_dump, lft_walk
 disc = load_dump(sys.argv[1])
 hosts = disc.hosts()
 hops = lft_walk(disc, hosts[0].name, hosts[-1].name)
-print(hops[1].name, hops[1].out_port)
+print(hops[1].name, hops[1].out_port, hosts[0].name, hosts[-1].name)
 EOF
 }
 

@@ -71,7 +71,7 @@ expect_unchanged_sweep "a sweep logged to the truncated log"
 step_done truncated-log
 
 step "break the uplink of the route from the first host to the last"
-read -r leaf port < <(first_uplink "$out/current")
+read -r leaf port _ < <(first_uplink "$out/current")
 echo "breaking $leaf port $port"
 expect_one_more_dump "$settle" ibsim_unlink "$leaf" "$port"
 echo "OpenSM re-routed with $(ibsim_engine_used) (ftree rejects the fabric once a cable is missing)"
