@@ -18,12 +18,19 @@ namespace {
 const std::vector<ParamDef> kRegistry = {
     {"log_level", ParamType::String, "warn",
      "Messages written to stderr: error, warn, info, debug or trace."},
+    {"service_client_max_answer_bytes", ParamType::Int, "268435456",
+     "Longest answer line a topology service client accepts (a matrix for n hosts takes about 30 n^2 bytes)."},
+    {"service_client_timeout_s", ParamType::Double, "10",
+     "Seconds a topology service client waits to resolve and connect, and for each answer, before giving up."},
     {"topo_default_gbps", ParamType::Double, "100",
      "Link data rate (Gb/s) assumed where a topology source gives none (Slurm, torus files)."},
     {"topo_delay_bytes", ParamType::Int, "65536",
      "Message size whose transfer time the delay matrix models."},
     {"topo_hop_latency_us", ParamType::Double, "0.1",
      "Per-link latency (microseconds) used by the delay matrix."},
+    {"topo_server", ParamType::String, "",
+     "Topology service (canopyd) address HOST:PORT used when none is given: canopy_service_matrices(), "
+     "`canopy query`."},
 };
 
 const ParamDef &find_def(const std::string &name) {
