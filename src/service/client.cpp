@@ -19,6 +19,8 @@
 #include <mutex>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "common/log.h"
 #include "common/params.h"
 #include "common/text.h"
@@ -60,8 +62,14 @@ std::vector<Endpoint> endpoints_of(const addrinfo *list) {
   return out;
 }
 
+// strerror() may share one buffer between threads; the C API is called from many.
+std::string errno_text(int error) {
+  char buffer[128];
+  return strerror_r(error, buffer, sizeof buffer);  // the GNU form: returns the message
+}
+
 std::string lookup_failure(int rc, int saved_errno) {
-  return rc == EAI_SYSTEM ? std::strerror(saved_errno) : gai_strerror(rc);
+  return rc == EAI_SYSTEM ? errno_text(saved_errno) : gai_strerror(rc);
 }
 
 // getaddrinfo() has no timeout and a name server that does not answer blocks it
@@ -89,7 +97,7 @@ std::vector<Endpoint> resolve(const ServerAddress &server, const std::string &te
   }
   auto lookup = std::make_shared<Lookup>();
   std::thread([lookup, server, hints]() mutable {
-    hints.ai_flags = AI_NUMERICSERV | AI_ADDRCONFIG;
+    hints.ai_flags = AI_NUMERICSERV;
     addrinfo *found = nullptr;
     int rc = getaddrinfo(server.host.c_str(), server.port.c_str(), &hints, &found);
     std::lock_guard<std::mutex> lock(lookup->mutex);
@@ -112,7 +120,7 @@ std::vector<Endpoint> resolve(const ServerAddress &server, const std::string &te
 // Non-blocking connect bounded by the deadline: >= 0 the socket, -1 with `why` set.
 int connect_endpoint(const Endpoint &e, Clock::time_point deadline, std::string &why, bool &timed_out) {
   int fd = socket(e.family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, e.protocol);
-  if (fd < 0) return why = std::strerror(errno), -1;
+  if (fd < 0) return why = errno_text(errno), -1;
   int rc = connect(fd, reinterpret_cast<const sockaddr *>(&e.addr), e.len);
   if (rc != 0 && errno == EINPROGRESS) {
     pollfd p{fd, POLLOUT, 0};
@@ -130,7 +138,7 @@ int connect_endpoint(const Endpoint &e, Clock::time_point deadline, std::string 
     errno = error;
   }
   if (rc != 0) {
-    why = std::strerror(errno);
+    why = errno_text(errno);
     close(fd);
     return -1;
   }
@@ -167,6 +175,15 @@ void check_host_field(const std::string &host) {
   for (char c : host) ok = ok && static_cast<unsigned char>(c) > ' ' && c != 0x7f;
   if (!ok) throw Error(CANOPY_ERR_INVALID_ARG, "host name '" + printable(host) + "' is empty or contains a space or "
                                                "control character");
+}
+
+// N from canopyd's "matrix of more than N hosts (service_max_matrix_hosts)"; 0 for another reason.
+int server_matrix_limit(std::string_view reason) {
+  std::string_view prefix = "matrix of more than ";
+  if (!starts_with(reason, prefix)) return 0;
+  reason.remove_prefix(prefix.size());
+  uint64_t limit = 0;
+  return parse_uint(take_token(reason), limit, 10) && limit <= INT_MAX ? static_cast<int>(limit) : 0;
 }
 
 // Runs an answer parser, naming the server in its error.
@@ -206,7 +223,32 @@ ClientOptions ClientOptions::from_params() {
   long long max_bytes = param_int("service_client_max_answer_bytes");
   if (max_bytes < 64) throw Error(CANOPY_ERR_INVALID_ARG, "service_client_max_answer_bytes must be at least 64");
   options.max_answer_bytes = static_cast<size_t>(max_bytes);
+  long long matrix_hosts = param_int("service_client_matrix_hosts");
+  if (matrix_hosts < 2 || matrix_hosts > 1000000)
+    throw Error(CANOPY_ERR_INVALID_ARG, "service_client_matrix_hosts must be between 2 and 1000000");
+  options.matrix_hosts = static_cast<int>(matrix_hosts);
   return options;
+}
+
+std::vector<std::vector<int>> matrix_request_blocks(int n, int max_hosts) {
+  std::vector<std::vector<int>> requests;
+  if (n <= max_hosts) {
+    requests.emplace_back(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) requests.back()[static_cast<size_t>(i)] = i;
+    return requests;
+  }
+  int block = std::max(1, max_hosts / 2);
+  int blocks = (n + block - 1) / block;
+  auto append_block = [&](std::vector<int> &request, int b) {
+    for (int i = b * block; i < std::min(n, (b + 1) * block); ++i) request.push_back(i);
+  };
+  for (int a = 0; a < blocks; ++a)
+    for (int b = a + 1; b < blocks; ++b) {
+      requests.emplace_back();
+      append_block(requests.back(), a);
+      append_block(requests.back(), b);
+    }
+  return requests;
 }
 
 ServiceClient::ServiceClient(const std::string &address, ClientOptions options)
@@ -234,14 +276,14 @@ void ServiceClient::wait_ready(bool want_write, Clock::time_point deadline) {
   int rc;
   while ((rc = poll(&p, 1, remaining_ms(deadline))) < 0 && errno == EINTR) {
   }
-  if (rc < 0) fail(Error(CANOPY_ERR_IO, address_ + ": " + std::strerror(errno)));
+  if (rc < 0) fail(Error(CANOPY_ERR_IO, address_ + ": " + errno_text(errno)));
   if (rc == 0)
     fail(Error(CANOPY_ERR_IO, "no answer from " + address_ + " within " + seconds_text(options_.timeout_s) +
                                   " (service_client_timeout_s)"));
 }
 
 // Moves one complete line out of the receive buffer, if there is one.
-bool ServiceClient::take_answer(std::vector<std::string> &answers) {
+bool ServiceClient::take_answer(std::string &answer) {
   size_t newline = in_.find('\n', std::max(scanned_, in_start_));
   if (newline == std::string::npos) {
     scanned_ = in_.size();
@@ -251,7 +293,7 @@ bool ServiceClient::take_answer(std::vector<std::string> &answers) {
     return false;
   }
   size_t end = newline > in_start_ && in_[newline - 1] == '\r' ? newline - 1 : newline;
-  answers.emplace_back(in_, in_start_, end - in_start_);
+  answer.assign(in_, in_start_, end - in_start_);
   in_start_ = newline + 1;
   if (in_start_ == in_.size() || in_start_ > (1u << 20)) {  // keep the buffer from growing without bound
     in_.erase(0, in_start_);
@@ -268,10 +310,10 @@ void ServiceClient::receive() {
   if (got > 0) return in_.append(chunk, static_cast<size_t>(got)), void();
   if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
   fail(Error(CANOPY_ERR_IO, address_ + (got == 0 ? std::string(": the server closed the connection")
-                                                 : ": " + std::string(std::strerror(errno)))));
+                                                 : ": " + errno_text(errno))));
 }
 
-std::vector<std::string> ServiceClient::exchange(const std::vector<std::string> &requests) {
+void ServiceClient::exchange(const std::vector<std::string> &requests, const AnswerHandler &on_answer) {
   if (fd_ < 0) throw Error(CANOPY_ERR_IO, address_ + ": the connection was closed after an earlier failure");
   std::string out;
   for (const std::string &request : requests) {
@@ -281,11 +323,18 @@ std::vector<std::string> ServiceClient::exchange(const std::vector<std::string> 
   }
   // Write and read together: the server stops reading from a client whose
   // answers pile up, so writing everything first could deadlock on a long batch.
-  size_t sent = 0;
-  std::vector<std::string> answers;
+  size_t sent = 0, answered = 0;
+  std::string answer;
   Clock::time_point due = deadline();
-  while (answers.size() < requests.size()) {
-    if (take_answer(answers)) {
+  while (answered < requests.size()) {
+    if (take_answer(answer)) {
+      try {
+        on_answer(answered++, answer);
+      } catch (...) {
+        if (fd_ >= 0) close(fd_);  // the answers still coming would be read as answers to later requests
+        fd_ = -1;
+        throw;
+      }
       due = deadline();
       continue;
     }
@@ -294,10 +343,16 @@ std::vector<std::string> ServiceClient::exchange(const std::vector<std::string> 
       ssize_t n = send(fd_, out.data() + sent, out.size() - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
       if (n > 0) sent += static_cast<size_t>(n);
       if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
-        fail(Error(CANOPY_ERR_IO, address_ + ": " + std::strerror(errno)));
+        fail(Error(CANOPY_ERR_IO, address_ + ": " + errno_text(errno)));
     }
     receive();
   }
+}
+
+std::vector<std::string> ServiceClient::exchange(const std::vector<std::string> &requests) {
+  std::vector<std::string> answers;
+  answers.reserve(requests.size());
+  exchange(requests, [&](size_t, std::string &answer) { answers.push_back(std::move(answer)); });
   return answers;
 }
 
@@ -309,25 +364,66 @@ std::string ServiceClient::checked(const std::string &request) {
   return answer;
 }
 
+// `json on` is answered in JSON already ({"ok": true, "json": true, ...}), `json off` in text.
 void ServiceClient::set_json(bool on) {
   if (on == json_) return;
-  std::string want = on ? "ok json on" : "ok json off";
   std::string answer = checked(on ? "json on" : "json off");
-  if (answer != want) fail(Error(CANOPY_ERR_PARSE, address_ + ": expected '" + want + "', got '" + printable(answer) + "'"));
+  bool ok = answer == "ok json off";
+  if (on) {
+    nlohmann::json object = nlohmann::json::parse(answer, nullptr, false);
+    ok = object.is_object() && object.value("ok", nlohmann::json()) == true &&
+         object.value("json", nlohmann::json()) == true;
+  }
+  if (!ok) fail(Error(CANOPY_ERR_PARSE, address_ + ": unexpected answer to json " + (on ? "on" : "off") + ": '" +
+                                            printable(answer) + "'"));
   json_ = on;
+}
+
+std::optional<std::string> ServiceClient::ask_matrices(const std::vector<std::string> &hosts, int max_hosts,
+                                                       topo::HostMatrices &m) {
+  std::vector<std::vector<int>> blocks = matrix_request_blocks(static_cast<int>(hosts.size()), max_hosts);
+  std::vector<std::string> requests;
+  for (const std::vector<int> &block : blocks) {
+    requests.emplace_back("matrix all");
+    for (int i : block) requests.back().append(" ").append(hosts[static_cast<size_t>(i)]);
+  }
+  std::optional<std::string> error;
+  exchange(requests, [&](size_t r, std::string &answer) {
+    if (!error) error = answer_error(answer);
+    if (error) return;  // read on: the connection stays in step
+    const std::vector<int> &block = blocks[r];
+    int k = static_cast<int>(block.size());
+    topo::HostMatrices part = parse_from(address_, [&] { return parse_matrices_answer(answer, k); });
+    for (int a = 0; a < k; ++a)
+      for (int b = 0; b < k; ++b) {
+        size_t to = static_cast<size_t>(block[a]) * m.n + block[b], from = static_cast<size_t>(a) * k + b;
+        m.hops[to] = part.hops[from];
+        m.gbps[to] = part.gbps[from];
+        m.delay_us[to] = part.delay_us[from];
+      }
+  });
+  return error;
 }
 
 topo::HostMatrices ServiceClient::matrices(const std::vector<std::string> &hosts) {
   if (hosts.empty()) return {};
-  std::string request = "matrix all";
-  for (const std::string &host : hosts) {
-    check_host_field(host);
-    request += ' ';
-    request += host;
-  }
+  for (const std::string &host : hosts) check_host_field(host);
   set_json(false);
-  std::string answer = checked(request);
-  return parse_from(address_, [&] { return parse_matrices_answer(answer, static_cast<int>(hosts.size())); });
+  topo::HostMatrices m;
+  m.n = static_cast<int>(hosts.size());
+  size_t cells = static_cast<size_t>(m.n) * m.n;
+  m.hops.resize(cells);
+  m.gbps.resize(cells);
+  m.delay_us.resize(cells);
+  for (int max_hosts = options_.matrix_hosts;;) {
+    std::optional<std::string> error = ask_matrices(hosts, max_hosts, m);
+    if (!error) return m;
+    // A server configured for smaller matrices says its limit: ask again in blocks that fit.
+    int limit = server_matrix_limit(*error);
+    if (limit < 2 || limit >= max_hosts) throw service_error(address_, *error);
+    CANOPY_LOG(Info, "%s takes matrices of at most %d hosts: asking in blocks", address_.c_str(), limit);
+    max_hosts = limit;
+  }
 }
 
 topo::RouteView ServiceClient::route(const std::string &host_a, const std::string &host_b) {

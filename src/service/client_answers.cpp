@@ -78,7 +78,8 @@ canopy_status_t error_status(std::string_view reason) {
       reason.find("no route") != std::string_view::npos || reason.find("no path") != std::string_view::npos)
     return CANOPY_ERR_ROUTE;
   if (starts_with(reason, "unknown request") || starts_with(reason, "usage:") ||
-      starts_with(reason, "request is not text") || starts_with(reason, "line too long"))
+      starts_with(reason, "request is not text") || starts_with(reason, "line too long") ||
+      starts_with(reason, "empty request") || starts_with(reason, "matrix of more than"))
     return CANOPY_ERR_INVALID_ARG;
   return CANOPY_ERR_IO;
 }

@@ -23,8 +23,9 @@ namespace canopy::service {
 std::optional<std::string> answer_error(std::string_view answer);
 
 /** The status an error reason maps to: unknown host -> NOT_FOUND, forwarding hole
-    or loop -> ROUTE, malformed request -> INVALID_ARG, anything else (no topology
-    loaded yet, ...) -> IO: the service could not answer. */
+    or loop -> ROUTE, a request the server refuses (malformed, empty, too long, a
+    matrix over its size limit) -> INVALID_ARG, anything else (no topology loaded
+    yet, too many clients, ...) -> IO: the service could not answer. */
 canopy_status_t error_status(std::string_view reason);
 
 /** Error(error_status(reason), "SERVER: REASON"). */

@@ -174,11 +174,13 @@ Route RouteFinder::to(int target) const {
   return route;
 }
 
-RouteMethod RouteFinder::method() const {
-  return topo_.has_forwarding_tables() ? RouteMethod::Lft
-         : topo_.torus()               ? RouteMethod::DimensionOrder
-                                       : RouteMethod::ShortestPath;
+RouteMethod route_method(const Topology &topo) {
+  return topo.has_forwarding_tables() ? RouteMethod::Lft
+         : topo.torus()               ? RouteMethod::DimensionOrder
+                                      : RouteMethod::ShortestPath;
 }
+
+RouteMethod RouteFinder::method() const { return route_method(topo_); }
 
 Route find_route(const Topology &topo, int host_a, int host_b) { return RouteFinder(topo, host_a).to(host_b); }
 

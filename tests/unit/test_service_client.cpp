@@ -8,7 +8,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <chrono>
 #include <functional>
 #include <optional>
@@ -294,7 +296,7 @@ ClientOptions fast_options(double timeout_s = 5) {
 std::optional<std::string> small_service(const std::string &line) {
   if (line == "matrix all a b") return "matrix all 2 0 2 2 0 8 8 8 8 0 65.736 65.736 0";
   if (starts_with(line, "matrix all")) return "ERR unknown host 'zz'";
-  if (line == "json on") return "ok json on";
+  if (line == "json on") return R"({"ok": true, "snapshot": 1, "json": true})";
   if (line == "json off") return "ok json off";
   if (line == "info") return "info version=0.1.0 protocol=1 snapshot=1 source=dump:/x state=fresh";
   return "ERR unknown request '" + line + "' (try help)";
@@ -324,6 +326,74 @@ TEST(ServiceClient, TypedHelpersAndErrAnswers) {
   EXPECT_EQ(client.info().at(3).second, "dump:/x");  // an ERR answer leaves the connection usable
   EXPECT_EQ(status_of([&] { client.route("a", "b"); }), CANOPY_ERR_INVALID_ARG);  // json on, then ERR
   EXPECT_EQ(client.matrices({}).n, 0);
+}
+
+TEST(ServiceClient, UnexpectedJsonOnAnswerIsAParseError) {
+  ScriptedServer server([](const std::string &) { return std::optional<std::string>("ok json on"); });
+  ServiceClient client(server.address(), fast_options());
+  EXPECT_EQ(status_of([&] { client.set_json(true); }), CANOPY_ERR_PARSE);
+}
+
+TEST(ServiceClient, MatrixRequestBlocksCoverEveryCell) {
+  EXPECT_EQ(matrix_request_blocks(3, 4), (std::vector<std::vector<int>>{{0, 1, 2}}));
+  EXPECT_EQ(matrix_request_blocks(5, 4), (std::vector<std::vector<int>>{{0, 1, 2, 3}, {0, 1, 4}, {2, 3, 4}}));
+  for (int n : {1, 2, 7, 64, 257, 1000}) {
+    for (int max_hosts : {2, 3, 10, 256}) {
+      std::vector<char> covered(static_cast<size_t>(n) * n, 0);
+      for (const auto &block : matrix_request_blocks(n, max_hosts)) {
+        ASSERT_LE(static_cast<int>(block.size()), max_hosts);
+        for (int i : block)
+          for (int j : block) covered[static_cast<size_t>(i) * n + j] = 1;
+      }
+      EXPECT_EQ(std::count(covered.begin(), covered.end(), 0), 0) << n << " hosts, " << max_hosts;
+    }
+  }
+}
+
+namespace {
+// A service with hosts h0, h1, ... whose matrices encode the pair, refusing
+// matrices of more than 6 hosts the way canopyd does.
+std::optional<std::string> blockwise_service(const std::string &line) {
+  std::vector<std::string_view> fields = split_fields(line);
+  if (fields.size() < 2 || fields[0] != "matrix" || fields[1] != "all") return "ERR unknown request";
+  std::vector<int> ids;
+  for (size_t f = 2; f < fields.size(); ++f) {
+    if (fields[f][0] != 'h') return "ERR unknown host '" + std::string(fields[f]) + "'";
+    ids.push_back(std::stoi(std::string(fields[f].substr(1))));
+  }
+  if (ids.size() > 6) return "ERR matrix of more than 6 hosts (service_max_matrix_hosts)";
+  std::string hops, gbps, delay;
+  for (int i : ids)
+    for (int j : ids) {
+      hops += " " + std::to_string(std::abs(i - j));
+      gbps += " " + std::to_string(100 + i * 100 + j);
+      delay += " " + std::to_string(i) + ".00" + std::to_string(j);
+    }
+  return "matrix all " + std::to_string(ids.size()) + hops + gbps + delay;
+}
+}  // namespace
+
+TEST(ServiceClient, LongHostListsAreAskedInBlocksThatTheServerTakes) {
+  ScriptedServer server(blockwise_service);
+  ClientOptions options = fast_options();
+  options.matrix_hosts = 8;  // more than the server takes: it must say so, then blocks of 3
+  ServiceClient client(server.address(), options);
+  const int n = 20;
+  std::vector<std::string> hosts;
+  for (int i = 0; i < n; ++i) hosts.push_back("h" + std::to_string((i * 7) % n));  // a shuffled order
+  topo::HostMatrices m = client.matrices(hosts);
+  ASSERT_EQ(m.n, n);
+  for (int a = 0; a < n; ++a)
+    for (int b = 0; b < n; ++b) {
+      int i = (a * 7) % n, j = (b * 7) % n;
+      size_t k = static_cast<size_t>(a) * n + b;
+      ASSERT_EQ(m.hops[k], std::abs(i - j));
+      ASSERT_EQ(m.gbps[k], 100 + i * 100 + j);
+      ASSERT_EQ(m.delay_us[k], std::stod(std::to_string(i) + ".00" + std::to_string(j)));
+    }
+  hosts[13] = "nosuch";
+  EXPECT_EQ(message_of([&] { client.matrices(hosts); }), server.address() + ": unknown host 'nosuch'");
+  EXPECT_EQ(client.matrices({"h1", "h2"}).hops[1], 1);  // still in step after the errors
 }
 
 TEST(ServiceClient, BadRequestsAreRefusedBeforeSending) {

@@ -44,10 +44,11 @@ int run_query(const QueryOptions &o) {
   service::ServiceClient client(server);
   if (o.json) client.set_json(true);
   int status = 0;
-  for (const std::string &answer : client.exchange(requests)) {
+  // Printed as they arrive: if the connection fails later, the answers so far are out.
+  client.exchange(requests, [&status](size_t, std::string &answer) {
     std::printf("%s\n", answer.c_str());
     if (service::answer_error(answer)) status = 1;
-  }
+  });
   return status;
 }
 

@@ -42,13 +42,6 @@ void print_tree(const TreeView &tree, int depth) {
 }
 
 template <class T>
-nlohmann::json rows(const std::vector<T> &values, int n) {
-  nlohmann::json out = nlohmann::json::array();
-  for (int i = 0; i < n; ++i) out.push_back(std::vector<T>(values.begin() + i * n, values.begin() + (i + 1) * n));
-  return out;
-}
-
-template <class T>
 void print_matrix(const char *title, const std::vector<T> &values, int n, const char *format) {
   std::printf("%s\n", title);
   for (int i = 0; i < n; ++i) {
@@ -59,8 +52,8 @@ void print_matrix(const char *title, const std::vector<T> &values, int n, const 
 
 nlohmann::json matrices_json(const MatrixReport &r) {
   const topo::HostMatrices &m = r.matrices;
-  nlohmann::json j = {{"source", r.source}, {"hosts", r.hosts}, {"hops", rows(m.hops, m.n)},
-                      {"gbps", rows(m.gbps, m.n)}, {"delay_us", rows(m.delay_us, m.n)}};
+  nlohmann::json j = {{"source", r.source}, {"hosts", r.hosts}, {"hops", topo::matrix_rows(m.hops, m.n)},
+                      {"gbps", topo::matrix_rows(m.gbps, m.n)}, {"delay_us", topo::matrix_rows(m.delay_us, m.n)}};
   if (r.leaf_groups) j["leaf_groups"] = *r.leaf_groups;
   if (r.hierarchy) j["hierarchy"] = tree_json(*r.hierarchy);
   return j;
