@@ -18,6 +18,12 @@ namespace {
 const std::vector<ParamDef> kRegistry = {
     {"log_level", ParamType::String, "warn",
      "Messages written to stderr: error, warn, info, debug or trace."},
+    {"service_client_matrix_hosts", ParamType::Int, "256",
+     "Most hosts a topology service client names in one matrix request; longer lists are asked in blocks."},
+    {"service_client_max_answer_bytes", ParamType::Int, "67108864",
+     "Longest answer line a topology service client accepts (a matrix for n hosts takes about 30 n^2 bytes)."},
+    {"service_client_timeout_s", ParamType::Double, "10",
+     "Seconds a topology service client waits to resolve and connect, and for each answer, before giving up."},
     {"service_idle_timeout_s", ParamType::Int, "300",
      "canopyd closes a connection that sent nothing and received nothing for this many seconds."},
     {"service_listen", ParamType::String, "127.0.0.1:7470",
@@ -40,6 +46,9 @@ const std::vector<ParamDef> kRegistry = {
      "Message size whose transfer time the delay matrix models."},
     {"topo_hop_latency_us", ParamType::Double, "0.1",
      "Per-link latency (microseconds) used by the delay matrix."},
+    {"topo_server", ParamType::String, "",
+     "Topology service (canopyd) address HOST:PORT used when none is given: canopy_service_matrices(), "
+     "`canopy query`."},
 };
 
 const ParamDef &find_def(const std::string &name) {

@@ -6,6 +6,7 @@
 
 #include "common/params.h"
 #include "common/text.h"
+#include "topo/route_view.h"
 #include "topo/routes.h"
 
 namespace canopy::topo {
@@ -127,25 +128,9 @@ std::vector<std::vector<int>> leaf_groups(const Topology &topo, const std::vecto
   return groups;
 }
 
+// One JSON shape for a route, whoever prints it (the CLI, canopyd): the view's.
 nlohmann::json route_json(const Topology &topo, const Route &route) {
-  nlohmann::json path = nlohmann::json::array();
-  for (const RouteHop &hop : route.hops) {
-    const Node &n = topo.node(hop.node);
-    path.push_back({{"name", n.name},
-                    {"type", n.is_host() ? "host" : n.is_switch() ? "switch" : "router"},
-                    {"guid", guid_string(n.guid)},
-                    {"in_port", hop.in_port},
-                    {"out_port", hop.out_port},
-                    {"out_gbps", hop_gbps(topo, hop)},
-                    {"out_rate", hop.out_port ? rate_string(n.ports[hop.out_port].rate) : ""}});
-  }
-  return {{"source", topo.source()},
-          {"method", route_method_name(route.method)},
-          {"from", topo.node(route.hops.front().node).name},
-          {"to", topo.node(route.hops.back().node).name},
-          {"links", route.links()},
-          {"min_gbps", route_min_gbps(topo, route)},
-          {"path", path}};
+  return route_view_json(describe_route(topo, route));
 }
 
 nlohmann::json matrix_rows(const std::vector<int> &values, int n) { return rows_of(values, n); }
