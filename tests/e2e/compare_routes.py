@@ -200,6 +200,13 @@ def check_rates(rates, expected_rates, summary):
     return problems
 
 
+def parse_pair(text):
+    a, _, b = text.partition(":")
+    if not a or not b:
+        raise argparse.ArgumentTypeError(f"--pair wants A:B, not {text!r}")
+    return a, b
+
+
 def parse_avoid(text):
     name, _, port = (text or "").rpartition(":")
     if not name or not port.isdigit():
@@ -237,6 +244,7 @@ def run(args):
             raise RouteError("the canopyd source needs --server HOST:PORT")
         args.connection = Connection(*args.server)
     pairs, leaf = sample_pairs(disc, args.pairs, args.seed)
+    pairs = list(args.pair) + pairs
     if args.avoid:
         pairs += pairs_from_switch(disc, args.avoid[0])
     if not pairs:
@@ -274,7 +282,9 @@ def main(argv=None):
     parser.add_argument("--expect", metavar="JSON", help="gen_fabric.py --expect file: check link rates too")
     parser.add_argument("--avoid", type=parse_avoid, metavar="NODE:PORT",
                         help="a broken cable: no route may use this port (adds pairs from NODE's hosts)")
-    parser.add_argument("--pairs", type=int, default=40)
+    parser.add_argument("--pair", action="append", default=[], type=parse_pair, metavar="A:B",
+                        help="a host pair to check besides the sample (repeatable)")
+    parser.add_argument("--pairs", type=int, default=40, help="sampled host pairs (default 40)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_args(argv)

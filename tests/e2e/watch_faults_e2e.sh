@@ -50,7 +50,8 @@ chmod +x "$work/ibnetdiscover.sh"
 
 step "ibnetdiscover fails: the collector logs it, publishes nothing and keeps polling"
 touch "$work/fail"
-collector_spawn "$collect" "$out" "$work/watch.log" --poll 1 --settle 0 --ibnetdiscover "$work/ibnetdiscover.sh"
+collector_spawn "$collect" "$out" "$work/watch.log" --poll 1 --settle 0 --json \
+  --ibnetdiscover "$work/ibnetdiscover.sh"
 canopy_wait_until 30 "three failed collections" _more_collector_lines "collection failed" 2 || fail "see $work/watch.log"
 kill -0 "$COLLECTOR_PID" || fail "the collector exited after a failed collection"
 expect_eq "$(canopy_dump_count "$out")" 0 "dumps while ibnetdiscover fails"
@@ -63,6 +64,16 @@ rm "$work/fail"
 canopy_wait_until 30 "the first dump" canopy_dumps_above "$out" 0 || fail "see $work/watch.log"
 canopy_wait_until 30 "an unchanged poll" _more_collector_lines "unchanged:" 0 || fail "see $work/watch.log"
 expect_eq "$(canopy_dump_count "$out")" 1 "dumps after polls of an unchanged fabric"
+# --json: one line per published dump, its manifest and its path.
+python3 - "$work/watch.log.out" "$out/$(readlink "$out/current")" <<'EOF'
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert len(lines) == 1, f"{len(lines)} lines on stdout, expected 1: {lines}"
+printed = json.loads(lines[0])
+assert printed.pop("dump") == sys.argv[2], printed
+assert printed == json.load(open(sys.argv[2] + "/manifest.json")), printed
+print("ok: --json printed the manifest of", sys.argv[2])
+EOF
 step_done recovery
 
 step "SIGTERM while ibnetdiscover hangs"

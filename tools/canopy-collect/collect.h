@@ -39,7 +39,8 @@ struct CollectResult {
     incoming directory is removed and DIR/current is left as it was. */
 CollectResult collect_once(const CollectOptions &options);
 
-/** "DIR/dump-...: N hosts, N switches, N forwarding tables (S s)", the line the tool prints. */
+/** "DIR/dump-...: N hosts, N switches, N forwarding tables (S s)", the line the tool prints
+    for a published dump. */
 std::string summary_line(const CollectResult &result);
 
 }  // namespace canopy::collect

@@ -88,7 +88,13 @@ void report(const CollectResult &result, double seconds, bool json) {
     return;
   }
   CANOPY_LOG(Info, "published %s (%.2f s): %s", result.dump_dir.c_str(), seconds, result.changes.c_str());
-  std::printf("%s\n", json ? result.manifest.dump().c_str() : summary_line(result).c_str());
+  if (json) {
+    nlohmann::json line = result.manifest;
+    line["dump"] = result.dump_dir;  // a stream of manifests must say which dump each one is
+    std::printf("%s\n", line.dump().c_str());
+  } else {
+    std::printf("%s\n", summary_line(result).c_str());
+  }
   std::fflush(stdout);
 }
 

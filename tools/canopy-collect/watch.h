@@ -20,7 +20,7 @@ struct WatchOptions {
   std::string opensm_log;  // OpenSM's log file to follow ("" = none)
   double poll_s = 0;       // re-collect every poll_s seconds (0 = never)
   double settle_s = 2;     // quiet time after the last trigger before collecting
-  bool json = false;       // one compact manifest per published dump on stdout
+  bool json = false;       // per published dump, a line with its manifest and "dump" (its path) on stdout
 };
 
 /** True for the OpenSM log lines that end a heavy sweep with the subnet up:
