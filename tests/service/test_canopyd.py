@@ -5,6 +5,7 @@ limits, reloads through the `current` link with connections kept open, corrupt
 and vanishing dumps, signals.
 
 Usage: test_canopyd.py BIN_DIR SOURCE_DIR"""
+import json
 import os
 import shutil
 import signal
@@ -51,6 +52,13 @@ def test_command_line():
         f.write('{"service_threads": 0}')
     r = canopyd_cli("--dump-dir", WORK, "--config", config, "--listen", "127.0.0.1:0")
     check("--config is read (and checked)", r.returncode == 1 and "service_threads" in r.stderr, r.stderr)
+    example = os.path.join(SRC, "contrib", "canopyd.json")
+    r = subprocess.run([os.path.join(BIN, "canopy"), "info", "--config", "--json"], capture_output=True, text=True,
+                       env=dict(os.environ, CANOPY_CONFIG_FILE=example), timeout=30)
+    params = [p for p in json.loads(r.stdout) if p["name"].startswith("service_")]
+    check("contrib/canopyd.json sets every service_* parameter, to its default",
+          len(params) >= 8 and all(p["source"].startswith("config file") and p["value"] == p["default"]
+                                    for p in params), params)
 
 
 def test_waits_for_first_dump():

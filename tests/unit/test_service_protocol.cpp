@@ -154,7 +154,7 @@ TEST_F(ServiceProtocol, InfoReportsAStaleSnapshotWithItsReason) {
 }
 
 TEST_F(ServiceProtocol, JsonModeAndQuit) {
-  EXPECT_EQ(ask("json on"), R"({"json":true,"ok":true,"snapshot":2})");
+  EXPECT_EQ(ask("json on"), R"({"ok":true,"snapshot":2,"json":true})");
   EXPECT_TRUE(session_.json);
   EXPECT_EQ(ask("json off"), "ok json off");
   EXPECT_FALSE(session_.json);
@@ -166,7 +166,7 @@ TEST_F(ServiceProtocol, JsonModeAndQuit) {
   other.json = true;
   std::string out;
   answer_request("quit", {nullptr, nullptr, 1}, other, out);
-  EXPECT_EQ(out, "{\"bye\":true,\"ok\":true,\"snapshot\":0}\n");
+  EXPECT_EQ(out, "{\"ok\":true,\"snapshot\":0,\"bye\":true}\n");
 }
 
 TEST_F(ServiceProtocol, RequestErrors) {
@@ -231,6 +231,31 @@ TEST(ServiceProtocolFabric, ForwardingHoleIsAnErrorAnswer) {
   EXPECT_NE(lines[0].find("has no entry for LID"), std::string::npos);
   EXPECT_EQ(lines[1].rfind("ERR forwarding hole", 0), 0u) << lines[1];
   EXPECT_EQ(lines[2].rfind("h1 0x", 0), 0u) << lines[2];
+}
+
+TEST(ServiceProtocolFabric, JsonEscapesNamesAndCopesWithBadUtf8) {
+  test::FabricBuilder b;
+  int sw = b.add_switch("leaf");
+  int odd = b.add_host("we\"ird\\name", sw, 1);
+  int bad = b.add_host("caf\xe9", sw, 2);
+  b.topo.finalize();
+  SnapshotStore store;
+  std::shared_ptr<const Snapshot> snapshot = store.publish(std::move(b.topo));
+  Session session;
+  session.json = true;
+  std::string out;
+  AnswerContext context{snapshot.get(), nullptr, 256};
+  answer_request(std::string("query we\"ird\\name:caf\xe9"), context, session, out);
+  answer_request("hosts", context, session, out);
+  answer_request("route caf\xe9 caf\xe9", context, session, out);
+  std::vector<std::string_view> lines = split(out, '\n');
+  ASSERT_EQ(lines.size(), 4u) << out;
+  json query = json::parse(lines[0]);
+  EXPECT_EQ(query["path"][0], snapshot->topology.node(odd).name);
+  EXPECT_EQ(query["path"][2], "caf\xef\xbf\xbd");  // U+FFFD for the byte that is not UTF-8
+  EXPECT_EQ(json::parse(lines[1])["hosts"].size(), 2u);
+  EXPECT_EQ(json::parse(lines[2])["links"], 0);
+  (void)bad;
 }
 
 TEST(ServiceProtocolFabric, ServerErrorsInBothFormats) {
