@@ -13,5 +13,6 @@
 #include <canopy/status.h>
 #include <canopy/config.h>
 #include <canopy/topology.h>
+#include <canopy/service.h>
 
 #endif

@@ -3,7 +3,13 @@
 #   1. ibsim simulates the bundled 64-host two-level fat tree (data/fabrics/fat-tree-64.net);
 #   2. OpenSM routes it with the ftree engine (checked in its log);
 #   3. canopy-collect dumps it with the real ibnetdiscover and ibroute;
-#   4. canopy loads the dump: summary, routes (checked against ibtracert), matrices, drawing.
+#   4-6. canopy loads the dump: summary, routes (checked against ibtracert), matrices, drawing;
+#   7. OpenSM runs on as a daemon, canopy-collect --watch follows its log, canopyd serves the dumps;
+#   8. a client asks canopyd over the protocol: query h0001:h0064, a matrix;
+#   9. a cable on that route breaks in ibsim: OpenSM re-routes, the collector publishes
+#      one new dump, canopyd reloads it;
+#   10. canopyd answers the new route, checked against ibtracert.
+# Every background process (ibsim, OpenSM, collector, canopyd) is stopped on exit.
 # Usage: scripts/demo.sh [BUILD_DIR]   (outputs in demo-output/, or $CANOPY_DEMO_DIR)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -11,9 +17,14 @@ build=$(cd "${1:-$root/build}" && pwd)
 out=${CANOPY_DEMO_DIR:-$root/demo-output}
 fabric=$root/data/fabrics/fat-tree-64.net
 canopy=$build/bin/canopy
+for tool in canopy canopy-collect canopyd; do
+  [ -x "$build/bin/$tool" ] || { echo "demo: $build/bin/$tool is missing: build first" >&2; exit 1; }
+done
 
 # shellcheck source=ibsim_fabric.sh
 source "$root/scripts/ibsim_fabric.sh"
+# shellcheck source=canopy_services.sh
+source "$root/scripts/canopy_services.sh"
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 show() { printf '$ %s\n' "$*"; "$@"; }
 
@@ -22,6 +33,7 @@ mkdir -p "$out"
 
 step "1. ibsim simulates $(basename "$fabric") (64 hosts, 8 leaf and 8 spine switches, SDR and DDR links)"
 ibsim_start "$fabric" "$out/ibsim"
+trap 'canopyd_stop || true; collector_stop || true; ibsim_stop' EXIT
 
 step "2. OpenSM routes it with the ftree engine"
 ibsim_route ftree
@@ -44,6 +56,47 @@ step "6. matrices for an 8-host job scattered over the fabric"
 printf 'h0001\nh0002\nh0017\nh0018\nh0033\nh0041\nh0057\nh0064\n' > "$out/job.hosts"
 show "$canopy" route "$out/dumps" --matrix "$out/job.hosts"
 
+step "7. the live service: OpenSM as a daemon, canopy-collect --watch on its log, canopyd on the dumps"
+ibsim_opensm_start ftree
+collector_start "$build/bin/canopy-collect" "$out/live" "$out/collector.log" \
+  --opensm-log "$IBSIM_WORKDIR/osm.log" --settle 1
+echo "collector: $(grep -m1 'published' "$out/collector.log")"
+canopyd_start "$build/bin/canopyd" "$out/live" "$out/canopyd.log"
+server=127.0.0.1:$CANOPYD_PORT
+echo "canopyd on $server"
+show "$canopy" query --server "$server" info
+
+step "8. a client asks canopyd over the protocol"
+show "$canopy" query --server "$server" 'query h0001:h0064' 'hops h0001 h0064'
+show "$canopy" query --server "$server" 'matrix hops h0001 h0002 h0017 h0033 h0064'
+show "$canopy" route --server "$server" --matrix "$out/job.hosts"
+
+# The cable to break: where the route from h0001 to h0064 leaves its leaf
+# (the second hop of `route`: NAME,GUID,IN_PORT,OUT_PORT,OUT_GBPS).
+read -r leaf port < <("$canopy" query --server "$server" 'route h0001 h0064' | awk '{split($6, hop, ","); print hop[1], hop[4]}')
+route_before=$("$canopy" query --server "$server" 'query h0001:h0064')
+generation=$(canopyd_snapshot)
+
+step "9. the cable at $leaf port $port breaks (ibsim); OpenSM re-routes; the collector and canopyd follow"
+show ibsim_unlink "$leaf" "$port"
+canopy_wait_until 60 "a new dump" canopy_dumps_above "$out/live" 1
+echo "OpenSM: $(grep -m1 'Received Generic Notice' "$IBSIM_WORKDIR/osm.log" | cut -d'>' -f2-)"
+echo "OpenSM: routed with $(ibsim_engine_used) now (ftree wants a complete fat tree), then:$(grep -- '-> SUBNET UP' "$IBSIM_WORKDIR/osm.log" | tail -n 1 | cut -d'>' -f2-)"
+echo "collector: $(grep 'published' "$out/collector.log" | tail -n 1 | cut -c1-400)..."
+_canopyd_newer() { [ "$(canopyd_snapshot)" -gt "$generation" ] 2>/dev/null; }
+canopy_wait_until 30 "canopyd loading the new dump" _canopyd_newer
+show "$canopy" query --server "$server" info
+
+step "10. canopyd answers the new route, and it is the fabric's (ibtracert)"
+echo "before: $route_before"
+show "$canopy" query --server "$server" 'query h0001:h0064'
+echo "canopyd's answers against ibtracert: h0001:h0064, every host of $leaf to every other leaf, 20 more pairs:"
+python3 "$root/tests/e2e/compare_routes.py" --dump "$out/live/current" --pair h0001:h0064 --pairs 20 --seed 1 \
+  --preload "$IBSIM_UMAD2SIM" --expected ibtracert --actual canopyd --server "$server" --avoid "$leaf:$port"
+
+step "done: stopping canopyd, the collector, OpenSM and ibsim"
+canopyd_stop
+collector_stop
 ibsim_stop
-step "done"
-echo "fabric drawing: $out/fabric.svg    dump: $out/dumps/current"
+trap - EXIT
+echo "fabric drawing: $out/fabric.svg    dumps: $out/dumps/current, $out/live/current    logs: $out/*.log"

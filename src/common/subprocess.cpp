@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -33,19 +34,30 @@ struct Pipe {
   ~Pipe() { close_end(0), close_end(1); }
 };
 
-// Feeds stdin and drains stdout/stderr until the child closes them or time runs out.
-void pump(Pipe &in, Pipe &out, Pipe &err, const std::string &input, CommandResult &result, double deadline) {
+// Marks the run timed out or cancelled when it must stop now.
+bool must_stop(double deadline, const std::atomic<bool> *cancel, CommandResult &result) {
+  if (cancel && cancel->load()) result.cancelled = true;
+  else if (deadline > 0 && now_s() >= deadline) result.timed_out = true;
+  return result.cancelled || result.timed_out;
+}
+
+// How long one poll may block: until the deadline, and briefly when a cancel
+// flag must be watched (a signal handler's flag may be set just before poll).
+int poll_wait_ms(double deadline, const std::atomic<bool> *cancel) {
+  int wait_ms = deadline > 0 ? static_cast<int>((deadline - now_s()) * 1000) + 1 : 1000;
+  return cancel ? std::min(wait_ms, 100) : wait_ms;
+}
+
+// Feeds stdin and drains stdout/stderr until the child closes them, time runs out or it is cancelled.
+void pump(Pipe &in, Pipe &out, Pipe &err, const std::string &input, CommandResult &result, double deadline,
+          const std::atomic<bool> *cancel) {
   size_t written = 0;
   if (input.empty()) in.close_end(1);
   char buffer[65536];
   while (out.fd[0] >= 0 || err.fd[0] >= 0) {
     pollfd fds[3] = {{out.fd[0], POLLIN, 0}, {err.fd[0], POLLIN, 0}, {in.fd[1], POLLOUT, 0}};
-    int wait_ms = deadline > 0 ? static_cast<int>((deadline - now_s()) * 1000) : 1000;
-    if (deadline > 0 && wait_ms <= 0) {
-      result.timed_out = true;
-      return;
-    }
-    if (::poll(fds, 3, wait_ms) < 0 && errno != EINTR) return;
+    if (must_stop(deadline, cancel, result)) return;
+    if (::poll(fds, 3, poll_wait_ms(deadline, cancel)) < 0 && errno != EINTR) return;
     for (int i = 0; i < 2; ++i) {
       if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
       Pipe &p = i == 0 ? out : err;
@@ -70,7 +82,7 @@ void pump(Pipe &in, Pipe &out, Pipe &err, const std::string &input, CommandResul
 }  // namespace
 
 CommandResult run_command(const std::vector<std::string> &argv, const std::string &input,
-                          const std::string &stdout_path, double timeout_s) {
+                          const std::string &stdout_path, double timeout_s, const std::atomic<bool> *cancel) {
   CommandResult result;
   result.timeout_s = timeout_s;
   Pipe in, out, err;
@@ -102,15 +114,16 @@ CommandResult run_command(const std::vector<std::string> &argv, const std::strin
     return result;
   }
   double deadline = timeout_s > 0 ? now_s() + timeout_s : 0;
-  pump(in, out, err, input, result, deadline);
-  if (result.timed_out) ::kill(-pid, SIGKILL);
-  // The child may outlive its pipes; keep honouring the deadline while reaping it.
+  pump(in, out, err, input, result, deadline, cancel);
+  bool killed = result.timed_out || result.cancelled;
+  if (killed) ::kill(-pid, SIGKILL);
+  // The child may outlive its pipes; keep honouring the deadline and the cancel flag while reaping it.
   int status = 0;
   for (;;) {
-    pid_t reaped = ::waitpid(pid, &status, result.timed_out ? 0 : WNOHANG);
+    pid_t reaped = ::waitpid(pid, &status, killed ? 0 : WNOHANG);
     if (reaped == pid || (reaped < 0 && errno != EINTR)) break;
-    if (deadline > 0 && now_s() > deadline && !result.timed_out) {
-      result.timed_out = true;
+    if (!killed && must_stop(deadline, cancel, result)) {
+      killed = true;
       ::kill(-pid, SIGKILL);
     }
     if (reaped == 0) ::usleep(1000);
@@ -135,7 +148,8 @@ std::string describe_failure(const std::string &what, const CommandResult &resul
     tail += (tail.empty() ? "" : " | ") + lines[i];
   char limit[32];
   std::snprintf(limit, sizeof limit, "%g", result.timeout_s);
-  std::string message = result.timed_out      ? what + " timed out after " + limit + " s"
+  std::string message = result.cancelled      ? what + " was cancelled"
+                        : result.timed_out     ? what + " timed out after " + limit + " s"
                         : result.exit_code < 0 ? what + " could not be started"
                                                : what + " failed (exit " + std::to_string(result.exit_code) + ")";
   return message + ": " + (tail.empty() ? "(no error output)" : tail);

@@ -32,6 +32,7 @@ Route lft_route(const Topology &topo, int a, int b) {
   uint32_t lid = topo.node(b).lid;
   if (!lid) throw Error(CANOPY_ERR_ROUTE, "host " + describe(topo, b) + " has no LID");
   Route route{RouteMethod::Lft, {}};
+  route.hops.reserve(8);  // one allocation for the usual fat-tree route (canopyd answers many)
   int out = require_port(topo, a);
   route.hops.push_back({a, 0, out});
   const Port *link = &topo.node(a).ports[out];
@@ -174,11 +175,13 @@ Route RouteFinder::to(int target) const {
   return route;
 }
 
-RouteMethod RouteFinder::method() const {
-  return topo_.has_forwarding_tables() ? RouteMethod::Lft
-         : topo_.torus()               ? RouteMethod::DimensionOrder
-                                       : RouteMethod::ShortestPath;
+RouteMethod route_method(const Topology &topo) {
+  return topo.has_forwarding_tables() ? RouteMethod::Lft
+         : topo.torus()               ? RouteMethod::DimensionOrder
+                                      : RouteMethod::ShortestPath;
 }
+
+RouteMethod RouteFinder::method() const { return route_method(topo_); }
 
 Route find_route(const Topology &topo, int host_a, int host_b) { return RouteFinder(topo, host_a).to(host_b); }
 

@@ -11,6 +11,8 @@ namespace canopy::topo {
 
 enum class RouteMethod { Lft, ShortestPath, DimensionOrder };
 const char *route_method_name(RouteMethod method);  // "lft", "shortest-path", "dimension-order"
+/** The rule routes of @p topo follow: its forwarding tables, dimension order on a torus, or shortest paths. */
+RouteMethod route_method(const Topology &topo);
 
 struct RouteHop {
   int node;

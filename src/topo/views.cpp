@@ -5,6 +5,8 @@
 #include <numeric>
 
 #include "common/params.h"
+#include "common/text.h"
+#include "topo/route_view.h"
 #include "topo/routes.h"
 
 namespace canopy::topo {
@@ -49,6 +51,13 @@ std::vector<std::vector<int>> group_ids_per_level(const Topology &topo, const st
     levels.push_back(std::move(ids));
   }
   return levels;
+}
+
+template <class T>
+nlohmann::json rows_of(const std::vector<T> &values, int n) {
+  nlohmann::json out = nlohmann::json::array();
+  for (int i = 0; i < n; ++i) out.push_back(std::vector<T>(values.begin() + i * n, values.begin() + (i + 1) * n));
+  return out;
 }
 
 int count_distinct(std::vector<int> ids) {
@@ -119,6 +128,14 @@ std::vector<std::vector<int>> leaf_groups(const Topology &topo, const std::vecto
   return groups;
 }
 
+// One JSON shape for a route, whoever prints it (the CLI, canopyd): the view's.
+nlohmann::json route_json(const Topology &topo, const Route &route) {
+  return route_view_json(describe_route(topo, route));
+}
+
+nlohmann::json matrix_rows(const std::vector<int> &values, int n) { return rows_of(values, n); }
+nlohmann::json matrix_rows(const std::vector<double> &values, int n) { return rows_of(values, n); }
+
 Summary summarize(const Topology &topo) {
   Summary s;
   s.hosts = static_cast<int>(topo.hosts().size());
@@ -161,7 +178,7 @@ nlohmann::json summary_json(const Topology &topo, const Summary &s) {
           {"link_rates", rates},
           {"forwarding_tables", s.forwarding_tables},
           {"forwarding_problems", s.forwarding_problems},
-          {"routes", topo.has_forwarding_tables() ? "lft" : topo.torus() ? "dimension-order" : "shortest-path"}};
+          {"routes", route_method_name(route_method(topo))}};
 }
 
 }  // namespace canopy::topo

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "topo/routes.h"
 #include "topo/topology.h"
 
 namespace canopy::topo {
@@ -48,6 +49,13 @@ struct Summary {
   int forwarding_tables = 0;
   size_t forwarding_problems = 0;
 };
+
+/** A route as `canopy route --json` prints it and canopyd answers it: source, method, from, to,
+    links, min_gbps and the path (name, type, guid, in_port, out_port, out_gbps, out_rate per hop). */
+nlohmann::json route_json(const Topology &topo, const Route &route);
+/** A row-major n x n matrix as n JSON arrays. */
+nlohmann::json matrix_rows(const std::vector<int> &values, int n);
+nlohmann::json matrix_rows(const std::vector<double> &values, int n);
 
 Summary summarize(const Topology &topo);
 nlohmann::json summary_json(const Topology &topo, const Summary &summary);

@@ -31,7 +31,7 @@ def check(name, condition, detail=""):
 
 
 def test_help_and_version():
-    for args in (["--help"], ["topo", "--help"], ["route", "--help"], ["info", "--help"]):
+    for args in (["--help"], ["topo", "--help"], ["route", "--help"], ["query", "--help"], ["info", "--help"]):
         r = canopy(*args)
         check("help " + " ".join(args), r.returncode == 0 and "Usage" in r.stdout, r.stderr)
     r = canopy("--version")
@@ -102,6 +102,26 @@ def test_errors():
     check("bad parameter value is an error", r.returncode == 1 and "CANOPY_TOPO_DELAY_BYTES" in r.stderr, r.stderr)
 
 
+def test_service_arguments():
+    """What needs no running canopyd: argument checks and a refused connection
+    (tests/service/ drives the real server)."""
+    r = canopy("route", "--server", "127.0.0.1:1", DUMP, "H1", "H4")
+    check("route: SOURCE and --server is a usage error", r.returncode == 2 and "not both" in r.stderr, r.stderr)
+    r = canopy("route", "H1")
+    check("route: too few arguments is a usage error", r.returncode == 2 and "two hosts" in r.stderr, r.stderr)
+    r = canopy("route", "--server", "127.0.0.1:1", "H1", "H4", "--matrix", "hosts.txt")
+    check("route: hosts with --matrix is a usage error", r.returncode == 2, r.stderr)
+    r = canopy("route", "--server", "127.0.0.1", "H1", "H4")
+    check("route: address without port", r.returncode == 1 and "HOST:PORT" in r.stderr, r.stderr)
+    env = {k: v for k, v in os.environ.items() if k != "CANOPY_TOPO_SERVER"}
+    r = subprocess.run([os.path.join(BIN, "canopy"), "query", "info"], capture_output=True, text=True, env=env,
+                       timeout=60)
+    check("query without a server", r.returncode == 1 and "CANOPY_TOPO_SERVER" in r.stderr, r.stderr)
+    r = canopy("query", "--server", "127.0.0.1:1", "info")
+    check("query: connection refused", r.returncode == 1 and
+          r.stderr.strip() == "canopy: error: cannot connect to 127.0.0.1:1: Connection refused", r.stderr)
+
+
 def test_svg():
     with tempfile.TemporaryDirectory() as d:
         svg = os.path.join(d, "fabric.svg")
@@ -124,8 +144,8 @@ def test_info():
     check("info shows value and source", p["value"] == "0.3" and p["source"].startswith("environment"), p)
 
 
-for test in (test_help_and_version, test_summary, test_routes_equal_ibtracert, test_matrix, test_errors, test_svg,
-             test_info):
+for test in (test_help_and_version, test_summary, test_routes_equal_ibtracert, test_matrix, test_errors,
+             test_service_arguments, test_svg, test_info):
     test()
 print(f"{len(failures)} failed" if failures else "all passed")
 sys.exit(1 if failures else 0)

@@ -4,6 +4,8 @@ sample of host pairs of a dump directory.
 
 Sources:
   canopy     `canopy route DUMP A B --json` (the route Canopy computes from the dump)
+  canopyd    `query A:B` asked of a running canopyd (--server): the hosts and the
+             switch GUIDs in order, the paper's answer (no ports to compare)
   ibtracert  the real ibtracert against the live (simulated) fabric
   lft-walk   this script's own walk of the dump's forwarding tables
 
@@ -14,6 +16,9 @@ dump's links) are also checked against what the generator intended.
 
 The sample always includes pairs on the same leaf switch (where the fabric
 has any) and pairs on different leaves (across spines); the rest is random.
+With --avoid NODE:PORT (a cable that was broken), every route of both sources
+must stay off that port, and the sample also holds a pair from each host of
+NODE, when it is a leaf, to a host on every other leaf.
 Exit status 0 when every pair matches, 1 otherwise.
 """
 import argparse
@@ -23,7 +28,10 @@ import random
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
+from canopyd_client import Connection, ConnectionClosed, parse_server  # noqa: E402
 from fabric_dump import (Hop, ParseError, lft_walk, load_dump, parse_ibtracert, rate_gbps,  # noqa: E402
                          switch_distances)
 
@@ -87,7 +95,26 @@ def walk_route(args, disc, a, b):
     return hops, rates, None
 
 
-SOURCES = {"canopy": canopy_route, "ibtracert": ibtracert_route, "lft-walk": walk_route}
+def canopyd_route(args, disc, a, b):
+    """canopyd's `query A:B`: "A GUID... B". Ports are None: the answer has none."""
+    request = f"query {a}:{b}"
+    try:
+        words = args.connection.ask(request).split()
+    except (ConnectionClosed, OSError) as e:
+        raise RouteError(f"canopyd, {request}: {e}") from None
+    if len(words) < 2 or words[0] != a or words[-1] != b:
+        raise RouteError(f"canopyd, {request}: unexpected answer {' '.join(words)[:300]!r}")
+    hops = []
+    for word in words:
+        try:
+            node = disc.host(word) if word in (a, b) else disc.nodes[int(word, 16)]
+        except (KeyError, ValueError):
+            raise RouteError(f"canopyd, {request}: {word!r} is no node of the dump") from None
+        hops.append(Hop(node.name, node.guid, None, None))
+    return hops, None, None
+
+
+SOURCES = {"canopy": canopy_route, "canopyd": canopyd_route, "ibtracert": ibtracert_route, "lft-walk": walk_route}
 
 
 # ---- sampling ------------------------------------------------------------
@@ -116,6 +143,18 @@ def sample_pairs(disc, count, seed):
     return pairs, leaf_of
 
 
+def pairs_from_switch(disc, switch_name):
+    """A pair from each host on @p switch_name to the first host of every other leaf."""
+    switch = next((n for n in disc.nodes.values() if n.kind == "switch" and n.name == switch_name), None)
+    if switch is None:
+        raise RouteError(f"no switch named {switch_name!r} in the dump")
+    first_on_leaf = {}
+    for h in disc.hosts():
+        first_on_leaf.setdefault(disc.leaf_of(h).guid, h.name)
+    local = [h.name for h in disc.hosts() if disc.leaf_of(h).guid == switch.guid]
+    return [(a, b) for a in local for leaf, b in sorted(first_on_leaf.items()) if leaf != switch.guid]
+
+
 # ---- comparison ----------------------------------------------------------
 
 def describe(hops):
@@ -128,6 +167,8 @@ def compare_hops(expected, actual):
     problems = []
     for i, (e, a) in enumerate(zip(expected, actual)):
         for what in ("guid", "name", "in_port", "out_port"):
+            if getattr(a, what) is None:  # a source that does not know it
+                continue
             if getattr(e, what) != getattr(a, what):
                 problems.append(f"hop {i}: {what} {getattr(a, what)!r} instead of {getattr(e, what)!r}")
     return problems
@@ -159,10 +200,32 @@ def check_rates(rates, expected_rates, summary):
     return problems
 
 
+def parse_pair(text):
+    a, _, b = text.partition(":")
+    if not a or not b:
+        raise argparse.ArgumentTypeError(f"--pair wants A:B, not {text!r}")
+    return a, b
+
+
+def parse_avoid(text):
+    name, _, port = (text or "").rpartition(":")
+    if not name or not port.isdigit():
+        raise argparse.ArgumentTypeError(f"--avoid wants NODE:PORT, not {text!r}")
+    return name, int(port)
+
+
+def uses_port(hops, node, port):
+    return any(h.name == node and port in (h.in_port, h.out_port) for h in hops)
+
+
 def check_pair(args, disc, expected_rates, a, b):
     expected, _, _ = SOURCES[args.expected](args, disc, a, b)
     actual, rates, summary = SOURCES[args.actual](args, disc, a, b)
     problems = compare_hops(expected, actual)
+    if args.avoid:
+        for source, hops in ((args.expected, expected), (args.actual, actual)):
+            if uses_port(hops, *args.avoid):
+                problems.append(f"the {source} route goes through {args.avoid[0]} port {args.avoid[1]}")
     if summary is not None:
         if (summary.get("from"), summary.get("to"), summary.get("links")) != (a, b, len(actual) - 1):
             problems.append(f"summary says {summary.get('from')} -> {summary.get('to')}, "
@@ -176,7 +239,14 @@ def check_pair(args, disc, expected_rates, a, b):
 
 def run(args):
     disc = load_dump(args.dump)
+    if "canopyd" in (args.expected, args.actual):
+        if not args.server:
+            raise RouteError("the canopyd source needs --server HOST:PORT")
+        args.connection = Connection(*args.server)
     pairs, leaf = sample_pairs(disc, args.pairs, args.seed)
+    pairs = list(args.pair) + pairs
+    if args.avoid:
+        pairs += pairs_from_switch(disc, args.avoid[0])
     if not pairs:
         raise RouteError("the dump has fewer than two hosts")
     expected_rates = load_expected_rates(args.expect) if args.expect else None
@@ -205,11 +275,16 @@ def main(argv=None):
     parser.add_argument("--expected", choices=SOURCES, default="ibtracert", help="reference source (ibtracert)")
     parser.add_argument("--actual", choices=SOURCES, default="canopy", help="source under test (canopy)")
     parser.add_argument("--canopy", default="canopy", metavar="PATH", help="the canopy CLI")
+    parser.add_argument("--server", type=parse_server, metavar="HOST:PORT", help="canopyd, for the canopyd source")
     parser.add_argument("--ibtracert", default="ibtracert", metavar="PATH")
     parser.add_argument("--preload", default=os.environ.get("IBSIM_UMAD2SIM", ""), metavar="LIB",
                         help="LD_PRELOAD for ibtracert (libumad2sim.so to reach ibsim)")
     parser.add_argument("--expect", metavar="JSON", help="gen_fabric.py --expect file: check link rates too")
-    parser.add_argument("--pairs", type=int, default=40)
+    parser.add_argument("--avoid", type=parse_avoid, metavar="NODE:PORT",
+                        help="a broken cable: no route may use this port (adds pairs from NODE's hosts)")
+    parser.add_argument("--pair", action="append", default=[], type=parse_pair, metavar="A:B",
+                        help="a host pair to check besides the sample (repeatable)")
+    parser.add_argument("--pairs", type=int, default=40, help="sampled host pairs (default 40)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_args(argv)

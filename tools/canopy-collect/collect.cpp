@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "common/text.h"
 #include "common/subprocess.h"
 #include "dump_store.h"
+#include "topo/fabric_diff.h"
 #include "topo/loaders/loaders.h"
 #include "topo/topology.h"
 
@@ -23,8 +25,8 @@ namespace {
 
 // The version a tool prints for --version ("ibnetdiscover BUILD VERSION: 44.0"
 // gives "44.0"; infiniband-diags print it on stderr), or "unknown".
-std::string tool_version(const std::string &program) {
-  CommandResult run = run_command({program, "--version"}, "", "", 10);
+std::string tool_version(const std::string &program, const CollectOptions &options) {
+  CommandResult run = run_command({program, "--version"}, "", "", 10, options.cancel);
   std::string text = run.exit_code == 0 ? run.out + run.err : "";
   std::string_view first = trim(std::string_view(text).substr(0, text.find('\n')));
   size_t at = first.rfind("VERSION:");
@@ -48,10 +50,10 @@ std::vector<std::string> tool_argv(const std::string &program, const CollectOpti
 }
 
 void run_or_throw(const std::vector<std::string> &argv, const std::string &stdout_path, const std::string &what,
-                  double timeout_s) {
+                  const CollectOptions &options) {
   CANOPY_LOG(Debug, "running %s > %s", what.c_str(), stdout_path.c_str());
-  CommandResult run = run_command(argv, "", stdout_path, timeout_s);
-  if (run.timed_out || run.exit_code != 0) throw Error(CANOPY_ERR_IO, describe_failure(what, run));
+  CommandResult run = run_command(argv, "", stdout_path, options.timeout_s, options.cancel);
+  if (run.timed_out || run.cancelled || run.exit_code != 0) throw Error(CANOPY_ERR_IO, describe_failure(what, run));
 }
 
 // ibroute <LID> of every switch, into DIR/ibroute/<node GUID>.txt. Switches are
@@ -68,7 +70,7 @@ void dump_forwarding_tables(const topo::Topology &fabric, const std::string &dir
     std::vector<std::string> argv = tool_argv(options.ibroute, options);
     argv.push_back(std::to_string(sw.lid));
     run_or_throw(argv, lft_dir + "/" + guid_string(sw.guid) + ".txt",
-                 "ibroute " + std::to_string(sw.lid) + " for " + who, options.timeout_s);
+                 "ibroute " + std::to_string(sw.lid) + " for " + who, options);
   }
 }
 
@@ -86,12 +88,50 @@ nlohmann::json make_manifest(const topo::Topology &fabric, const CollectOptions 
                              double duration_s) {
   return {{"format", "canopy-dump/1"},
           {"created", utc_time(created, "%Y-%m-%dT%H:%M:%SZ")},
-          {"tools", {{"ibnetdiscover", tool_version(options.ibnetdiscover)},
-                     {"ibroute", tool_version(options.ibroute)}}},
+          {"tools", {{"ibnetdiscover", tool_version(options.ibnetdiscover, options)},
+                     {"ibroute", tool_version(options.ibroute, options)}}},
           {"hosts", fabric.hosts().size()},
           {"switches", fabric.switches().size()},
           {"forwarding_tables", fabric.num_forwarding_tables()},
           {"duration_s", std::round(duration_s * 1000) / 1000}};
+}
+
+// The fabric as the tools describe it, written into @p dir and validated.
+topo::Topology run_tools(const std::string &dir, const CollectOptions &options) {
+  std::string discovery = dir + "/ibnetdiscover.txt";
+  run_or_throw(tool_argv(options.ibnetdiscover, options), discovery, "ibnetdiscover", options);
+  dump_forwarding_tables(topo::load_ibnetdiscover(read_file(discovery), discovery), dir, options);
+  return validate(dir);
+}
+
+struct Comparison {
+  bool same = false;
+  std::string current;  // DIR/<the dump current points to>, "" if none
+  std::string changes;  // what differs, for the log
+};
+
+// Compares @p fabric with the dump DIR/current points to. A missing current
+// dump, or one that no longer loads, counts as different: publish the new one.
+Comparison compare_with_current(const std::string &out_dir, const topo::Topology &fabric) {
+  Comparison result;
+  std::string name = current_dump(out_dir);
+  if (name.empty()) {
+    result.changes = "no current dump in " + out_dir;
+    return result;
+  }
+  result.current = out_dir + "/" + name;
+  try {
+    topo::FabricDiff diff = topo::diff_fabrics(topo::load_dump_dir(result.current), fabric);
+    result.same = diff.same();
+    result.changes = diff.summary();
+  } catch (const Error &e) {
+    result.changes = "the current dump " + result.current + " does not load (" + e.what() + ")";
+  }
+  return result;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 }  // namespace
@@ -100,22 +140,33 @@ CollectResult collect_once(const CollectOptions &options) {
   auto started = std::chrono::steady_clock::now();
   std::time_t created = std::time(nullptr);
   IncomingDump incoming(options.out_dir);
+  topo::Topology fabric = run_tools(incoming.path(), options);
 
-  std::string discovery = incoming.path() + "/ibnetdiscover.txt";
-  run_or_throw(tool_argv(options.ibnetdiscover, options), discovery, "ibnetdiscover", options.timeout_s);
-  dump_forwarding_tables(topo::load_ibnetdiscover(read_file(discovery), discovery), incoming.path(), options);
-  topo::Topology fabric = validate(incoming.path());
-
-  double duration = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  StoreLock lock(options.out_dir, options.timeout_s);
   CollectResult result;
-  result.manifest = make_manifest(fabric, options, created, duration);
+  if (options.skip_unchanged) {
+    Comparison comparison = compare_with_current(options.out_dir, fabric);
+    if (comparison.same) {
+      result.dump_dir = comparison.current;
+      return result;  // the incoming directory goes with `incoming`
+    }
+    result.changes = comparison.changes;
+  }
+  result.manifest = make_manifest(fabric, options, created, seconds_since(started));
   write_file_atomic(incoming.path() + "/manifest.json", result.manifest.dump(2) + "\n");
-
-  StoreLock lock(options.out_dir);
   result.dump_dir = incoming.publish(utc_time(created, "%Y%m%dT%H%M%SZ"));
+  result.published = true;
   for (const std::string &name : prune_dumps(options.out_dir, options.keep))
     CANOPY_LOG(Info, "removed old dump %s", name.c_str());
   return result;
+}
+
+std::string summary_line(const CollectResult &result) {
+  const nlohmann::json &m = result.manifest;
+  char text[256];
+  std::snprintf(text, sizeof text, ": %d hosts, %d switches, %d forwarding tables (%.3f s)", m["hosts"].get<int>(),
+                m["switches"].get<int>(), m["forwarding_tables"].get<int>(), m["duration_s"].get<double>());
+  return result.dump_dir + text;
 }
 
 }  // namespace canopy::collect

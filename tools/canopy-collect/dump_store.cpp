@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -35,13 +36,6 @@ void remove_tree(const std::string &path) {
   if (ec) CANOPY_LOG(Warn, "cannot remove %s: %s", path.c_str(), ec.message().c_str());
 }
 
-// The dump DIR/current points to ("" if none): a relative name, as we write it.
-std::string current_target(const std::string &out_dir) {
-  std::error_code ec;
-  fs::path target = fs::read_symlink(fs::path(out_dir) / kCurrent, ec);
-  return ec ? std::string() : target.filename().string();
-}
-
 // Points DIR/current at @p name: a symlink under a temporary name, renamed over
 // the old one, so DIR/current always exists once a first dump is published.
 void point_current_at(const std::string &out_dir, const std::string &name) {
@@ -56,6 +50,12 @@ void point_current_at(const std::string &out_dir, const std::string &name) {
 }
 
 }  // namespace
+
+std::string current_dump(const std::string &out_dir) {
+  std::error_code ec;
+  fs::path target = fs::read_symlink(fs::path(out_dir) / kCurrent, ec);
+  return ec ? std::string() : target.filename().string();
+}
 
 IncomingDump::IncomingDump(const std::string &out_dir) : out_dir_(out_dir) {
   std::error_code ec;
@@ -103,7 +103,7 @@ std::vector<std::string> prune_dumps(const std::string &out_dir, int keep) {
   if (ec) CANOPY_LOG(Warn, "cannot list %s: %s", out_dir.c_str(), ec.message().c_str());
   // Names sort by time: dump-<YYYYMMDDTHHMMSSZ>-<seq, 3 digits>.
   std::sort(dumps.rbegin(), dumps.rend());
-  std::string current = current_target(out_dir);
+  std::string current = current_dump(out_dir);
   std::vector<std::string> removed;
   for (size_t i = static_cast<size_t>(std::max(keep, 0)); i < dumps.size(); ++i) {
     if (dumps[i] == current) continue;
@@ -113,13 +113,21 @@ std::vector<std::string> prune_dumps(const std::string &out_dir, int keep) {
   return removed;
 }
 
-StoreLock::StoreLock(const std::string &out_dir) {
+StoreLock::StoreLock(const std::string &out_dir, double timeout_s) {
   std::string path = out_dir + "/.lock";
   fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd_ < 0) throw io_error("cannot open", path);
-  while (::flock(fd_, LOCK_EX) != 0) {
-    if (errno == EINTR) continue;
-    Error error = io_error("cannot lock", path);
+  // Polled rather than blocking, so the wait is bounded.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  while (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    bool busy = errno == EWOULDBLOCK || errno == EINTR;
+    if (busy && std::chrono::steady_clock::now() < deadline) {
+      ::usleep(20000);
+      continue;
+    }
+    Error error = busy ? Error(CANOPY_ERR_IO, "another collector held " + path + " for more than " +
+                                                  std::to_string(static_cast<int>(timeout_s)) + " s")
+                       : io_error("cannot lock", path);
     ::close(fd_);
     throw error;
   }

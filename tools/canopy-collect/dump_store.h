@@ -34,15 +34,19 @@ class IncomingDump {
   bool published_ = false;
 };
 
+/** The name of the dump DIR/current points to ("dump-..."), or "" if there is none. */
+std::string current_dump(const std::string &out_dir);
+
 /** Removes all but the newest @p keep dump-* directories; the one DIR/current
     points to is always kept. Returns the names removed; failures are logged. */
 std::vector<std::string> prune_dumps(const std::string &out_dir, int keep);
 
-/** Holds an exclusive flock on DIR/.lock, so concurrent collectors publish and
-    prune one at a time. */
+/** Holds an exclusive flock on DIR/.lock, so concurrent collectors compare,
+    publish and prune one at a time. Waits at most @p timeout_s seconds for it
+    (another collector holds it only while it publishes), then throws. */
 class StoreLock {
  public:
-  explicit StoreLock(const std::string &out_dir);
+  StoreLock(const std::string &out_dir, double timeout_s);
   ~StoreLock();
   StoreLock(const StoreLock &) = delete;
   StoreLock &operator=(const StoreLock &) = delete;

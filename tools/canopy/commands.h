@@ -12,5 +12,6 @@ using CommandRunner = std::function<int()>;
 CommandRunner add_topo_command(CLI::App &app);
 CommandRunner add_route_command(CLI::App &app);
 CommandRunner add_info_command(CLI::App &app);
+CommandRunner add_query_command(CLI::App &app);
 
 }  // namespace canopy::cli

@@ -1,26 +1,44 @@
 // canopy route SOURCE A B: the route between two hosts, hop by hop;
 // canopy route SOURCE --matrix HOSTFILE: hop, rate and delay matrices, leaf
-// groups and the hierarchy tree for a host list.
-#include <cstdio>
+// groups and the hierarchy tree for a host list. With --server ADDR instead of
+// SOURCE, the running topology service (canopyd) answers.
 #include <memory>
 
 #include "cli.h"
 #include "commands.h"
 #include "common/error.h"
 #include "common/file_io.h"
-#include "common/text.h"
+#include "route_output.h"
+#include "service/client.h"
 #include "topo/loaders/loaders.h"
 #include "topo/routes.h"
 #include "topo/source.h"
-#include "topo/views.h"
 
 namespace canopy::cli {
 namespace {
 
 struct RouteOptions {
-  std::string source, host_a, host_b, matrix;
+  std::vector<std::string> args;  // [SOURCE] HOST_A HOST_B, SOURCE only without --server
+  std::string server, matrix;
   bool json = false;
+
+  std::string source() const { return server.empty() ? args.at(0) : ""; }
+  const std::string &host(int i) const { return args.at(args.size() - 2 + i); }
 };
+
+// Which positional arguments make sense depends on --server and --matrix, which
+// CLI11 cannot express, so this check runs when parsing ends (usage error, exit 2).
+void check_arguments(const RouteOptions &o) {
+  size_t want_hosts = o.matrix.empty() ? 2 : 0;
+  size_t want = want_hosts + (o.server.empty() ? 1 : 0);
+  if (o.args.size() == want) return;
+  if (!o.server.empty() && o.args.size() == want + 1)
+    throw CLI::ValidationError("SOURCE", "give either SOURCE or --server, not both");
+  if (o.server.empty() && o.args.empty()) throw CLI::ValidationError("SOURCE", "give a SOURCE or --server ADDR");
+  throw CLI::ValidationError(o.matrix.empty() ? "HOST_A HOST_B" : "--matrix",
+                             o.matrix.empty() ? "give two hosts, or --matrix HOSTFILE"
+                                              : "--matrix takes the hosts from its file: give no host arguments");
+}
 
 int require_host(const topo::Topology &topo, const std::string &name) {
   int host = topo.find_host(name);
@@ -28,117 +46,56 @@ int require_host(const topo::Topology &topo, const std::string &name) {
   return host;
 }
 
-nlohmann::json route_json(const topo::Topology &topo, const topo::Route &route) {
-  nlohmann::json path = nlohmann::json::array();
-  for (const topo::RouteHop &hop : route.hops) {
-    const topo::Node &n = topo.node(hop.node);
-    path.push_back({{"name", n.name},
-                    {"type", n.is_host() ? "host" : n.is_switch() ? "switch" : "router"},
-                    {"guid", guid_string(n.guid)},
-                    {"in_port", hop.in_port},
-                    {"out_port", hop.out_port},
-                    {"out_gbps", topo::hop_gbps(topo, hop)},
-                    {"out_rate", hop.out_port ? topo::rate_string(n.ports[hop.out_port].rate) : ""}});
-  }
-  return {{"source", topo.source()},
-          {"method", topo::route_method_name(route.method)},
-          {"from", topo.node(route.hops.front().node).name},
-          {"to", topo.node(route.hops.back().node).name},
-          {"links", route.links()},
-          {"min_gbps", topo::route_min_gbps(topo, route)},
-          {"path", path}};
-}
-
-void print_route(const topo::Topology &topo, const topo::Route &route) {
-  // First line: the topology service's answer format (host GUID ... host).
-  for (size_t i = 0; i < route.hops.size(); ++i) {
-    const topo::Node &n = topo.node(route.hops[i].node);
-    std::printf(i ? " %s" : "%s", n.is_host() ? n.name.c_str() : guid_string(n.guid).c_str());
-  }
-  std::printf("\n# %s route, %d links, slowest link %g Gb/s\n", topo::route_method_name(route.method), route.links(),
-              topo::route_min_gbps(topo, route));
-  std::printf("# %-20s %-18s %4s %4s  %s\n", "node", "guid", "in", "out", "out link");
-  for (const topo::RouteHop &hop : route.hops) {
-    const topo::Node &n = topo.node(hop.node);
-    std::string link = hop.out_port ? topo::rate_string(n.ports[hop.out_port].rate) : "-";
-    std::printf("  %-20s %-18s %4d %4d  %s\n", n.name.c_str(), guid_string(n.guid).c_str(), hop.in_port, hop.out_port,
-                link.c_str());
-  }
-}
-
-nlohmann::json hierarchy_json(const topo::Topology &topo, const topo::Hierarchy &tree, int node) {
+TreeView describe_tree(const topo::Topology &topo, const topo::Hierarchy &tree, int node) {
   const topo::HierarchyNode &h = tree.nodes[node];
-  nlohmann::json j = {{"level", h.level}};
-  if (h.switch_node >= 0) j["switch"] = {topo.node(h.switch_node).name, guid_string(topo.node(h.switch_node).guid)};
-  if (h.children.empty()) {
-    for (int host : h.hosts) j["hosts"].push_back(topo.node(host).name);
+  TreeView view;
+  view.level = h.level;
+  if (h.switch_node >= 0) view.leaf_switch = {topo.node(h.switch_node).name, topo.node(h.switch_node).guid};
+  for (int host : h.hosts) view.hosts.push_back(topo.node(host).name);
+  for (int child : h.children) view.children.push_back(describe_tree(topo, tree, child));
+  return view;
+}
+
+MatrixReport local_matrices(const topo::Topology &topo, const std::string &hostfile) {
+  std::vector<int> hosts = topo::parse_hostfile(topo, read_file(hostfile), hostfile);
+  MatrixReport report{topo.source(), {}, topo::host_matrices(topo, hosts), std::vector<std::vector<std::string>>{},
+                      describe_tree(topo, topo::host_hierarchy(topo, hosts), 0)};
+  for (int h : hosts) report.hosts.push_back(topo.node(h).name);
+  for (const auto &group : topo::leaf_groups(topo, hosts)) {
+    report.leaf_groups->emplace_back();
+    for (int h : group) report.leaf_groups->back().push_back(topo.node(h).name);
+  }
+  return report;
+}
+
+// The hosts are resolved by the server: an unknown one is its `ERR unknown host`.
+MatrixReport remote_matrices(service::ServiceClient &client, const std::string &hostfile) {
+  MatrixReport report;
+  for (const topo::HostfileEntry &entry : topo::read_hostfile(read_file(hostfile), hostfile))
+    report.hosts.push_back(entry.name);
+  for (const auto &[key, value] : client.info())
+    if (key == "source") report.source = value;
+  report.matrices = client.matrices(report.hosts);
+  return report;
+}
+
+int run_local(const RouteOptions &o) {
+  topo::Topology topo = topo::load_topology(o.source());
+  if (!o.matrix.empty()) {
+    print_matrices(local_matrices(topo, o.matrix), o.json);
   } else {
-    for (int child : h.children) j["children"].push_back(hierarchy_json(topo, tree, child));
+    topo::Route route = topo::find_route(topo, require_host(topo, o.host(0)), require_host(topo, o.host(1)));
+    print_route(topo::describe_route(topo, route), o.json);
   }
-  return j;
-}
-
-template <class T>
-nlohmann::json rows(const std::vector<T> &values, int n) {
-  nlohmann::json out = nlohmann::json::array();
-  for (int i = 0; i < n; ++i) out.push_back(std::vector<T>(values.begin() + i * n, values.begin() + (i + 1) * n));
-  return out;
-}
-
-template <class T>
-void print_matrix(const char *title, const std::vector<T> &values, int n, const char *format) {
-  std::printf("%s\n", title);
-  for (int i = 0; i < n; ++i) {
-    for (int j = 0; j < n; ++j) std::printf(format, static_cast<double>(values[i * n + j]));
-    std::printf("\n");
-  }
-}
-
-void print_tree(const topo::Topology &topo, const topo::Hierarchy &tree, int node, int depth) {
-  const topo::HierarchyNode &h = tree.nodes[node];
-  std::printf("%*s- level %d: %zu hosts", depth * 2, "", h.level, h.hosts.size());
-  if (h.switch_node >= 0) std::printf(" on %s", topo.node(h.switch_node).name.c_str());
-  if (h.children.empty())
-    for (int host : h.hosts) std::printf(" %s", topo.node(host).name.c_str());
-  std::printf("\n");
-  for (int child : h.children) print_tree(topo, tree, child, depth + 1);
-}
-
-int run_matrix(const topo::Topology &topo, const RouteOptions &o) {
-  std::vector<int> hosts = topo::parse_hostfile(topo, read_file(o.matrix), o.matrix);
-  topo::HostMatrices m = topo::host_matrices(topo, hosts);
-  topo::Hierarchy tree = topo::host_hierarchy(topo, hosts);
-  std::vector<std::string> names;
-  for (int h : hosts) names.push_back(topo.node(h).name);
-  if (o.json) {
-    nlohmann::json groups = nlohmann::json::array();
-    for (const auto &group : topo::leaf_groups(topo, hosts)) {
-      groups.push_back(nlohmann::json::array());
-      for (int h : group) groups.back().push_back(topo.node(h).name);
-    }
-    print_json({{"source", topo.source()}, {"hosts", names}, {"hops", rows(m.hops, m.n)},
-                {"gbps", rows(m.gbps, m.n)}, {"delay_us", rows(m.delay_us, m.n)}, {"leaf_groups", groups},
-                {"hierarchy", hierarchy_json(topo, tree, 0)}});
-    return 0;
-  }
-  for (int i = 0; i < m.n; ++i) std::printf("host %d: %s\n", i, names[i].c_str());
-  print_matrix("hops (links on the route):", m.hops, m.n, " %3.0f");
-  print_matrix("slowest link on the route (Gb/s):", m.gbps, m.n, " %6.1f");
-  print_matrix("delay (us):", m.delay_us, m.n, " %7.2f");
-  std::printf("hierarchy:\n");
-  print_tree(topo, tree, 0, 1);
   return 0;
 }
 
-int run_route(const RouteOptions &o) {
-  topo::Topology topo = topo::load_topology(o.source);
-  if (!o.matrix.empty()) return run_matrix(topo, o);
-  if (o.host_a.empty() || o.host_b.empty()) throw Error(CANOPY_ERR_INVALID_ARG, "give two hosts, or --matrix HOSTFILE");
-  topo::Route route = topo::find_route(topo, require_host(topo, o.host_a), require_host(topo, o.host_b));
-  if (o.json)
-    print_json(route_json(topo, route));
+int run_remote(const RouteOptions &o) {
+  service::ServiceClient client(o.server);
+  if (!o.matrix.empty())
+    print_matrices(remote_matrices(client, o.matrix), o.json);
   else
-    print_route(topo, route);
+    print_route(client.route(o.host(0), o.host(1)), o.json);
   return 0;
 }
 
@@ -147,14 +104,17 @@ int run_route(const RouteOptions &o) {
 CommandRunner add_route_command(CLI::App &app) {
   auto o = std::make_shared<RouteOptions>();
   CLI::App *cmd = app.add_subcommand("route", "Route between two hosts, or matrices for a host list");
-  cmd->add_option("SOURCE", o->source, "Topology source (see `canopy topo --formats`)")->required();
-  cmd->add_option("HOST_A", o->host_a, "Source host (name or 0xGUID)");
-  cmd->add_option("HOST_B", o->host_b, "Destination host (name or 0xGUID)");
+  cmd->add_option("[SOURCE] HOST_A HOST_B", o->args,
+                  "Topology source (see `canopy topo --formats`; not with --server), then the source and "
+                  "destination hosts (names or 0xGUIDs; not with --matrix)");
   cmd->add_option("--matrix", o->matrix, "Host file: print hop/rate/delay matrices, leaf groups and hierarchy");
+  cmd->add_option("--server", o->server, "Ask the topology service canopyd at HOST:PORT instead of loading SOURCE");
   add_json_flag(*cmd, o->json);
+  cmd->parse_complete_callback([o] { check_arguments(*o); });
   cmd->footer("Routes follow the forwarding tables when the source has them (a dump directory),\n"
-              "else dimension order (torus files) or a shortest path; the output says which.");
-  return [o] { return run_route(*o); };
+              "else dimension order (torus files) or a shortest path; the output says which.\n"
+              "With --server, --matrix prints the matrices only: the service does not give the hierarchy.");
+  return [o] { return o->server.empty() ? run_local(*o) : run_remote(*o); };
 }
 
 }  // namespace canopy::cli

@@ -6,8 +6,8 @@
 
 namespace canopy::topo {
 
-std::vector<int> parse_hostfile(const Topology &topo, std::string_view text, const std::string &file) {
-  std::vector<int> hosts;
+std::vector<HostfileEntry> read_hostfile(std::string_view text, const std::string &file) {
+  std::vector<HostfileEntry> entries;
   LineCursor cursor(text);
   std::string_view line;
   while (cursor.next(line)) {
@@ -15,11 +15,20 @@ std::vector<int> parse_hostfile(const Topology &topo, std::string_view text, con
     if (line.empty()) continue;
     std::string_view name = split_fields(line)[0];
     name = name.substr(0, name.find(':'));
-    int host = topo.find_host(name);
-    if (host < 0) throw parse_error(file, cursor.number(), "host '" + std::string(name) + "' is not in " + topo.source());
+    if (name.empty()) throw parse_error(file, cursor.number(), "no host name before ':'");
+    entries.push_back({std::string(name), cursor.number()});
+  }
+  if (entries.empty()) throw parse_error(file, cursor.number(), "no hosts listed");
+  return entries;
+}
+
+std::vector<int> parse_hostfile(const Topology &topo, std::string_view text, const std::string &file) {
+  std::vector<int> hosts;
+  for (const HostfileEntry &entry : read_hostfile(text, file)) {
+    int host = topo.find_host(entry.name);
+    if (host < 0) throw parse_error(file, entry.line, "host '" + entry.name + "' is not in " + topo.source());
     hosts.push_back(host);
   }
-  if (hosts.empty()) throw parse_error(file, cursor.number(), "no hosts listed");
   return hosts;
 }
 

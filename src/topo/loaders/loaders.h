@@ -27,8 +27,16 @@ Topology load_torus(std::string_view text, const std::string &file);
 /** A dump directory: ibnetdiscover.txt (or opensm-subnet.lst) + ibroute/NAME.txt (or opensm-lfts.dump). */
 Topology load_dump_dir(const std::string &dir);
 
-/** A host file (one host per line, "host slots=N" and "host:N" accepted) resolved
-    against @p topo, in file order; unknown hosts are errors with file:line. */
+struct HostfileEntry {
+  std::string name;
+  size_t line;  // 1-based, for error messages
+};
+
+/** The host names of a host file (one host per line, "host slots=N" and "host:N"
+    accepted, '#' comments), in file order; no host at all is an error. */
+std::vector<HostfileEntry> read_hostfile(std::string_view text, const std::string &file);
+
+/** read_hostfile() resolved against @p topo; unknown hosts are errors with file:line. */
 std::vector<int> parse_hostfile(const Topology &topo, std::string_view text, const std::string &file);
 
 /** Expands a Slurm hostlist ("node[001-003,7],login1") into names; throws Error(PARSE)

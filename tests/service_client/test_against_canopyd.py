@@ -1,0 +1,237 @@
+#!/usr/bin/env python3
+"""The service clients against the real canopyd: `canopy route --server` must
+print exactly what `canopy route SOURCE` prints for the same dump (every host
+pair, text and JSON, and the matrices), `canopy query` pipelines stdin, reads
+CANOPY_TOPO_SERVER, and fails clearly on a refused connection or a server that
+never answers; the C API's canopy_service_matrices returns exactly the matrices
+canopy_topology_matrices computes (test_capi_service).
+
+Usage: test_against_canopyd.py BIN_DIR DUMP_DIR TEST_CAPI_SERVICE"""
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+BIN, SOURCE_DUMP, CAPI_PROGRAM = sys.argv[1], sys.argv[2], sys.argv[3]
+CANOPY, CANOPYD = os.path.join(BIN, "canopy"), os.path.join(BIN, "canopyd")
+HOSTS = ["H1", "H2", "H3", "H4"]
+failures = []
+
+
+def check(name, condition, detail=""):
+    print(("ok   " if condition else "FAIL ") + name + ("" if condition else f": {detail}"))
+    if not condition:
+        failures.append(name)
+
+
+def run(args, env=None, stdin=None, timeout=60):
+    full_env = {k: v for k, v in os.environ.items() if k != "CANOPY_TOPO_SERVER"}
+    full_env.update(env or {})
+    return subprocess.run(args, capture_output=True, text=True, env=full_env, input=stdin, timeout=timeout)
+
+
+def canopy(*args, env=None, stdin=None):
+    return run([CANOPY, *args], env=env, stdin=stdin)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Canopyd:
+    """canopyd on a free loopback port, serving a collector-style directory. It
+    takes matrices of at most 3 hosts, so that a 4-host list exercises the
+    clients' block-wise requests (and their retry after the server's limit)."""
+
+    def __init__(self, dump_root):
+        env = dict(os.environ, CANOPY_SERVICE_MAX_MATRIX_HOSTS="3")
+        for _ in range(3):
+            self.address = f"127.0.0.1:{free_port()}"
+            self.log = tempfile.TemporaryFile("w+")
+            self.process = subprocess.Popen([CANOPYD, "--dump-dir", dump_root, "--listen", self.address],
+                                            stdout=self.log, stderr=subprocess.STDOUT, env=env)
+            if self.wait_ready():
+                return
+            self.stop()
+        raise RuntimeError("canopyd did not start: " + self.output())
+
+    def wait_ready(self):
+        deadline = time.time() + 30
+        while time.time() < deadline and self.process.poll() is None:
+            r = canopy("query", "--server", self.address, "info")
+            if r.returncode == 0 and "state=fresh" in r.stdout:
+                return True
+            time.sleep(0.1)
+        return False
+
+    def output(self):
+        self.log.seek(0)
+        return self.log.read()[-2000:]
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+class SilentServer:
+    """Accepts connections and never answers: the client must time out."""
+
+    def __init__(self):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.address = "127.0.0.1:%d" % self.sock.getsockname()[1]
+        self.held = []
+        threading.Thread(target=self.accept, daemon=True).start()
+
+    def accept(self):
+        while True:
+            try:
+                self.held.append(self.sock.accept()[0])
+            except OSError:
+                return
+
+
+def refused_address():
+    with socket.socket() as s:  # bound, never listening: connecting is refused
+        s.bind(("127.0.0.1", 0))
+        return "127.0.0.1:%d" % s.getsockname()[1]
+
+
+def without_source(text):
+    value = json.loads(text)
+    value.pop("source", None)
+    return value
+
+
+def test_routes(server, local_source):
+    pairs = [(a, b) for a in HOSTS for b in HOSTS]
+    for a, b in pairs:
+        local, remote = canopy("route", local_source, a, b), canopy("route", "--server", server, a, b)
+        check(f"route {a} {b}: text equal", local.returncode == 0 and remote.stdout == local.stdout,
+              f"\n{remote.stdout}{remote.stderr} != \n{local.stdout}{local.stderr}")
+        local = canopy("route", local_source, a, b, "--json")
+        remote = canopy("route", "--server", server, a, b, "--json")
+        ok = local.returncode == 0 and remote.returncode == 0
+        check(f"route {a} {b}: JSON equal", ok and without_source(remote.stdout) == without_source(local.stdout),
+              f"{remote.stdout}{remote.stderr} != {local.stdout}")
+    r = canopy("route", "--server", server, "--json", "H1", "H4")
+    check("route JSON names the served dump", r.returncode == 0 and "two-switch" in json.loads(r.stdout)["source"],
+          r.stdout)
+    r = canopy("route", "--server", server, "H1", "nosuchhost")
+    check("route: unknown host is the server's error", r.returncode == 1 and
+          f"{server}: unknown host 'nosuchhost'" in r.stderr, r.stderr)
+
+
+def compare_matrices(name, server, local_source, hostfile, env=None):
+    local = canopy("route", local_source, "--matrix", hostfile, "--json")
+    remote = canopy("route", "--server", server, "--matrix", hostfile, "--json", env=env)
+    check(f"{name}: both answer", local.returncode == 0 and remote.returncode == 0, local.stderr + remote.stderr)
+    if local.returncode or remote.returncode:
+        return
+    lj, rj = json.loads(local.stdout), json.loads(remote.stdout)
+    for key in ("hosts", "hops", "gbps", "delay_us"):
+        check(f"{name}: JSON {key} equal", lj[key] == rj[key], f"{rj[key]} != {lj[key]}")
+    check(f"{name}: no hierarchy from the service", "hierarchy" not in rj and "leaf_groups" not in rj, rj)
+
+
+def test_matrices(server, local_source, work):
+    hostfile = os.path.join(work, "job.hosts")
+    with open(hostfile, "w") as f:
+        f.write("H4\nH2\nH1\n")
+    compare_matrices("matrix of 3 hosts (one request)", server, local_source, hostfile)
+    with open(hostfile, "w") as f:
+        f.write("# allocation order\nH3 slots=4\nH1\nH2:2\nH4\n")
+    compare_matrices("matrix of 4 hosts (blocks, after the server's limit)", server, local_source, hostfile)
+    compare_matrices("matrix of 4 hosts (blocks of 1)", server, local_source, hostfile,
+                     env={"CANOPY_SERVICE_CLIENT_MATRIX_HOSTS": "2"})
+    local = canopy("route", local_source, "--matrix", hostfile)
+    remote = canopy("route", "--server", server, "--matrix", hostfile)
+    check("matrix text equal up to the hierarchy", remote.returncode == 0 and
+          local.stdout.split("hierarchy:")[0] == remote.stdout, f"\n{remote.stdout}\n!=\n{local.stdout}")
+    with open(hostfile, "a") as f:
+        f.write("nosuchhost\n")
+    r = canopy("route", "--server", server, "--matrix", hostfile)
+    check("matrix: unknown host is the server's error", r.returncode == 1 and "unknown host 'nosuchhost'" in r.stderr,
+          r.stderr)
+
+
+def test_query(server, local_source):
+    requests = "hops H1 H4\n\nquery H1:H4\nroute H1 H4\ninfo\n"
+    r = canopy("query", "--server", server, stdin=requests)
+    answers = r.stdout.splitlines()
+    check("query stdin: one answer per request, exit 0", r.returncode == 0 and len(answers) == 4, r.stdout + r.stderr)
+    first_line = canopy("route", local_source, "H1", "H4").stdout.splitlines()[0]
+    check("query stdin: answers in order", answers[:2] == ["hops 3", first_line] and answers[2].startswith("route ")
+          and answers[3].startswith("info "), answers)
+    r = canopy("query", "--server", server, stdin="hops H1 H2\nhops H1 nosuchhost\nhops H2 H1\n")
+    check("query: an ERR answer means exit 1, the others still printed", r.returncode == 1 and
+          r.stdout.splitlines() == ["hops 2", "ERR unknown host 'nosuchhost'", "hops 2"], r.stdout)
+    r = canopy("query", "--server", server, "--json", "route H1 H4", "hops H1 nosuchhost")
+    lines = r.stdout.splitlines()
+    route = json.loads(lines[0]) if lines else {}
+    local = json.loads(canopy("route", local_source, "H1", "H4", "--json").stdout)
+    check("query --json: route object as canopy route --json", r.returncode == 1 and route.get("ok") is True and
+          all(route.get(k) == v for k, v in local.items() if k != "source"), r.stdout)
+    check("query --json: error object", len(lines) == 2 and json.loads(lines[1]).get("ok") is False, lines)
+    r = canopy("query", "hops H1 H4", env={"CANOPY_TOPO_SERVER": server})
+    check("query: CANOPY_TOPO_SERVER is the default server", r.returncode == 0 and r.stdout == "hops 3\n",
+          r.stdout + r.stderr)
+
+
+def test_failures():
+    refused = refused_address()
+    for args in (["query", "--server", refused, "info"], ["route", "--server", refused, "H1", "H2"]):
+        r = canopy(*args)
+        check(f"{args[0]}: connection refused", r.returncode == 1 and
+              r.stderr == f"canopy: error: cannot connect to {refused}: Connection refused\n", r.stderr)
+    silent = SilentServer()
+    start = time.time()
+    r = canopy("query", "--server", silent.address, "info", env={"CANOPY_SERVICE_CLIENT_TIMEOUT_S": "1"})
+    waited = time.time() - start
+    check("query: a silent server times out", r.returncode == 1 and
+          f"no answer from {silent.address} within 1 s" in r.stderr and waited < 10, f"{waited:.1f} s: {r.stderr}")
+    return refused, silent
+
+
+def test_capi(server, local_source, refused, silent):
+    r = run([CAPI_PROGRAM, local_source, server, refused, silent.address], timeout=120)
+    check("C API: service matrices equal the local ones; errors in bounded time", r.returncode == 0,
+          r.stdout + r.stderr)
+
+
+def main():
+    with tempfile.TemporaryDirectory() as work:
+        # A collector-style directory: DIR/current -> the dump, as canopy-collect publishes it.
+        root = os.path.join(work, "dumps")
+        os.makedirs(root)
+        shutil.copytree(SOURCE_DUMP, os.path.join(root, "dump-two-switch"))
+        os.symlink("dump-two-switch", os.path.join(root, "current"))
+        daemon = Canopyd(root)
+        try:
+            test_routes(daemon.address, root)
+            test_matrices(daemon.address, root, work)
+            test_query(daemon.address, root)
+            refused, silent = test_failures()
+            test_capi(daemon.address, root, refused, silent)
+        finally:
+            daemon.stop()
+            if failures:
+                print("canopyd output:\n" + daemon.output())
+    print(f"{len(failures)} failed" if failures else "all passed")
+    return 1 if failures else 0
+
+
+sys.exit(main())
