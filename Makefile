@@ -34,6 +34,7 @@ demo: setup build
 
 bench: build
 	bash bench/topology_load.sh $(BUILD)
+	bash bench/service_load.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(FUZZ_BUILD)

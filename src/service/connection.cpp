@@ -75,7 +75,8 @@ void Connection::check_idle(Clock::time_point now) {
   if (lingering_ && now - linger_start_ > kLinger) return close("lingered after the last answer");
   int timeout = worker_.shared.options.idle_timeout_s;
   if (timeout > 0 && now - last_active_ > std::chrono::seconds(timeout)) {
-    CANOPY_LOG(Info, "closing %s: idle for %d s (service_idle_timeout_s)", peer_.c_str(), timeout);
+    // Debug, not info: thousands of clients may time out together.
+    CANOPY_LOG(Debug, "closing %s: idle for %d s (service_idle_timeout_s)", peer_.c_str(), timeout);
     close("idle");
   }
 }

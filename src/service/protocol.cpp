@@ -76,12 +76,40 @@ void append_json_line(std::string &out, const json &value) {
   out += '\n';
 }
 
+// A JSON string. Names are plain ASCII almost always and are copied as they
+// are; anything else goes through the JSON library's escaping.
+void append_json_string(std::string &out, std::string_view text) {
+  bool plain = true;
+  for (char c : text) {
+    unsigned char u = static_cast<unsigned char>(c);
+    plain = plain && u >= 0x20 && u < 0x7f && c != '"' && c != '\\';
+  }
+  if (!plain) {
+    append_json_line(out, json(text));
+    out.pop_back();  // its '\n'
+    return;
+  }
+  out += '"';
+  out += text;
+  out += '"';
+}
+
 uint64_t generation(const AnswerContext &context) { return context.snapshot ? context.snapshot->generation : 0; }
 
-void finish_json(Request &r, json body) {
-  body["ok"] = true;
-  body["snapshot"] = generation(r.context);
-  append_json_line(r.out, body);
+// Every JSON success answer starts {"ok":true,"snapshot":G and goes on with
+// its own fields; the frequent small answers write those directly, without
+// building a JSON document.
+void open_json(Request &r) {
+  r.out += "{\"ok\":true,\"snapshot\":";
+  append_number(r.out, generation(r.context));
+}
+
+void finish_json(Request &r, const json &fields) {
+  open_json(r);
+  size_t start = r.out.size();
+  append_json_line(r.out, fields);  // {...}\n: its '{' becomes the ',' after the snapshot
+  r.out[start] = ',';
+  if (r.out.size() - start == 3) r.out.erase(start, 1);  // no fields: "{}\n" -> "}\n"
 }
 
 // A hop of the paper's service answer: host name, or switch GUID.
@@ -101,19 +129,25 @@ void answer_query(Request &r) {
   const topo::Topology &topo = r.topo();
   int a = require_host(topo, pair.substr(0, colon)), b = require_host(topo, pair.substr(colon + 1));
   topo::Route route = topo::find_route(topo, a, b);
-  if (r.session.json) {
-    json path = json::array();
-    for (const topo::RouteHop &hop : route.hops) {
-      const topo::Node &node = topo.node(hop.node);
-      path.push_back(node.is_host() ? node.name : guid_string(node.guid));
-    }
-    return finish_json(r, {{"path", std::move(path)}});
+  bool json_mode = r.session.json;
+  if (json_mode) {
+    open_json(r);
+    r.out += ",\"path\":[";
   }
   for (size_t i = 0; i < route.hops.size(); ++i) {
-    if (i) r.out += ' ';
-    append_path_label(r.out, topo.node(route.hops[i].node));
+    if (i) r.out += json_mode ? ',' : ' ';
+    const topo::Node &node = topo.node(route.hops[i].node);
+    if (!json_mode) {
+      append_path_label(r.out, node);
+    } else if (node.is_host()) {
+      append_json_string(r.out, node.name);
+    } else {
+      r.out += '"';
+      append_guid(r.out, node.guid);
+      r.out += '"';
+    }
   }
-  r.out += '\n';
+  r.out += json_mode ? "]}\n" : "\n";
 }
 
 void answer_route(Request &r) {
@@ -150,10 +184,14 @@ void answer_hops(Request &r) {
   int a = require_host(topo, r.next());
   int b = require_host(topo, r.next());
   int links = topo::find_route(topo, a, b).links();
-  if (r.session.json) return finish_json(r, {{"hops", links}});
-  r.out += "hops ";
+  if (r.session.json) {
+    open_json(r);
+    r.out += ",\"hops\":";
+  } else {
+    r.out += "hops ";
+  }
   append_number(r.out, links);
-  r.out += '\n';
+  r.out += r.session.json ? "}\n" : "\n";
 }
 
 void answer_rate(Request &r) {

@@ -93,13 +93,13 @@ bool Reloader::check(bool force) {
   last_ = signature;
   if (signature.fabric.exists) return load(signature);
   // Nothing to load: normal before the first dump; after one, the directory lost its dump.
-  std::string reason = "no dump in " + dump_dir_ + " (no current link, ibnetdiscover.txt or opensm-subnet.lst)";
+  std::string reason = "no dump in " + signature.dir + " (no ibnetdiscover.txt or opensm-subnet.lst)";
   if (store_.snapshot()) {
     CANOPY_LOG(Error, "%s; still serving snapshot %llu", reason.c_str(),
                static_cast<unsigned long long>(store_.snapshot()->generation));
     store_.mark_stale(reason);
   } else if (first || force) {
-    CANOPY_LOG(Info, "%s yet; waiting for one", reason.c_str());
+    CANOPY_LOG(Info, "%s; waiting for the first dump", reason.c_str());
   }
   return false;
 }

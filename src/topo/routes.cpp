@@ -32,6 +32,7 @@ Route lft_route(const Topology &topo, int a, int b) {
   uint32_t lid = topo.node(b).lid;
   if (!lid) throw Error(CANOPY_ERR_ROUTE, "host " + describe(topo, b) + " has no LID");
   Route route{RouteMethod::Lft, {}};
+  route.hops.reserve(8);  // one allocation for the usual fat-tree route (canopyd answers many)
   int out = require_port(topo, a);
   route.hops.push_back({a, 0, out});
   const Port *link = &topo.node(a).ports[out];

@@ -4,44 +4,17 @@
 #include <filesystem>
 
 #include "loader_test_util.h"
+#include "temp_dir.h"
 
 using namespace canopy;
 using namespace canopy::topo;
 using canopy::test::data_path;
 using canopy::test::expect_error;
 using canopy::test::expect_parse_error;
+using canopy::test::TempDir;
 namespace fs = std::filesystem;
 
 namespace {
-
-/** A fresh directory under the test temp dir, removed at the end of the test. */
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = ::testing::TempDir() + "canopy_dump_XXXXXX";
-    if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const std::string &path() const { return path_; }
-  std::string operator/(const std::string &name) const { return path_ + "/" + name; }
-
-  /** Copies tests/data/@p from to @p to inside this directory. */
-  void copy(const std::string &from, const std::string &to) const {
-    fs::create_directories(fs::path(*this / to).parent_path());
-    fs::copy(data_path(from), *this / to, fs::copy_options::recursive);
-  }
-  void write(const std::string &name, const std::string &content) const {
-    fs::create_directories(fs::path(*this / name).parent_path());
-    write_file_atomic(*this / name, content);
-  }
-
- private:
-  std::string path_;
-};
 
 /** A dump as the collector writes it from OpenSM's files: subnet.lst, ibroute/, manifest. */
 void make_complete_dump(const TempDir &dir) { dir.copy("dumps/complete", "."); }

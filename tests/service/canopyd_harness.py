@@ -1,0 +1,186 @@
+"""Shared helpers of the canopyd tests: a dump directory laid out the way
+canopy-collect writes it, a canopyd started on a free port of 127.0.0.1, and a
+line-oriented client. Python 3 standard library only."""
+import json
+import os
+import resource
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def raise_file_limit(wanted):
+    """Raises this process's open-file soft limit towards @wanted; returns the limit."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
+class DumpStore:
+    """DIR/dump-*/ and the DIR/current link, switched as canopy-collect does."""
+
+    def __init__(self, path):
+        self.path = path
+        os.makedirs(path, exist_ok=True)
+
+    def add(self, name, source_dir):
+        shutil.copytree(source_dir, os.path.join(self.path, name))
+        return os.path.join(self.path, name)
+
+    def publish(self, name):
+        """Points current at @name: a new symlink renamed over the old one (atomic)."""
+        tmp = os.path.join(self.path, ".current-tmp")
+        if os.path.lexists(tmp):
+            os.unlink(tmp)
+        os.symlink(name, tmp)
+        os.rename(tmp, os.path.join(self.path, "current"))
+
+
+class Canopyd:
+    """A canopyd process on 127.0.0.1 with a port it chose; stderr goes to a log file."""
+
+    def __init__(self, bin_dir, dump_dir, work_dir, **params):
+        self.log_path = os.path.join(work_dir, "canopyd-%d.log" % time.monotonic_ns())
+        env = dict(os.environ, CANOPY_LOG_LEVEL="info", CANOPY_SERVICE_POLL_MS="50")
+        for name, value in params.items():
+            env["CANOPY_" + name.upper()] = str(value)
+        self.log = open(self.log_path, "w")
+        self.process = subprocess.Popen([os.path.join(bin_dir, "canopyd"), "--dump-dir", dump_dir,
+                                         "--listen", "127.0.0.1:0"], stdout=subprocess.DEVNULL,
+                                        stderr=self.log, env=env)
+        self.port = self._wait_for_port()
+
+    def _wait_for_port(self):
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError("canopyd exited: " + self.log_text())
+            for line in self.log_text().splitlines():
+                if " listening on 127.0.0.1:" in line:
+                    return int(line.split(" listening on 127.0.0.1:")[1].split(",")[0])
+            time.sleep(0.02)
+        raise RuntimeError("canopyd did not start: " + self.log_text())
+
+    def log_text(self):
+        with open(self.log_path) as f:
+            return f.read()
+
+    def client(self, json_mode=False, timeout=10):
+        c = Client(self.port, timeout)
+        if json_mode:
+            assert c.ask_json("json on")["json"] is True
+        return c
+
+    def signal(self, sig):
+        self.process.send_signal(sig)
+
+    def stop(self):
+        """SIGTERM; returns the exit status (killed after 10 s)."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.log.close()
+        return self.process.returncode
+
+
+class Client:
+    """One connection; answers are read line by line."""
+
+    def __init__(self, port, timeout=10, rcvbuf=None):
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        if rcvbuf:
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+        self.sock.settimeout(timeout)
+        self.sock.connect(("127.0.0.1", port))
+        self.buffer = b""
+
+    def send(self, data):
+        self.sock.sendall(data if isinstance(data, bytes) else data.encode())
+
+    def line(self):
+        """The next answer line (str, without '\\n'); None at EOF."""
+        while b"\n" not in self.buffer:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                return None
+            self.buffer += chunk
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        return line.decode("utf-8", "replace")
+
+    def ask(self, request):
+        self.send(request + "\n")
+        return self.line()
+
+    def ask_json(self, request):
+        return json.loads(self.ask(request))
+
+    def at_eof(self):
+        """True if the server closed the connection (after any answers still buffered)."""
+        try:
+            while True:
+                chunk = self.sock.recv(65536)
+                if not chunk:
+                    return True
+                self.buffer += chunk
+        except ConnectionResetError:
+            return True
+        except socket.timeout:
+            return False
+
+    def close(self):
+        self.sock.close()
+
+
+def wait_until(condition, timeout=10, step=0.02):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(step)
+    return condition()
+
+
+def gen_fabric(source_dir, out, hosts, levels):
+    subprocess.run([sys.executable, os.path.join(source_dir, "scripts", "gen_fabric.py"), "dump", "--hosts",
+                    str(hosts), "--levels", str(levels), "--out", out], check=True, capture_output=True)
+    return out
+
+
+def canopy_json(bin_dir, *args):
+    r = subprocess.run([os.path.join(bin_dir, "canopy"), *args, "--json"], capture_output=True, text=True,
+                       timeout=60)
+    if r.returncode != 0:
+        raise RuntimeError("canopy %s: %s" % (" ".join(args), r.stderr))
+    return json.loads(r.stdout)
+
+
+class Checks:
+    """Collects named pass/fail results and prints them the way the other suites do."""
+
+    def __init__(self):
+        self.failures = []
+
+    def __call__(self, name, condition, detail=""):
+        print(("ok   " if condition else "FAIL ") + name + ("" if condition else ": %s" % (detail,)), flush=True)
+        if not condition:
+            self.failures.append(name)
+        return condition
+
+    def finish(self):
+        print("%d failed" % len(self.failures) if self.failures else "all passed", flush=True)
+        return 1 if self.failures else 0
+
+
+def temp_dir(prefix):
+    return tempfile.mkdtemp(prefix=prefix)
