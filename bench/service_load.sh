@@ -45,7 +45,16 @@ load --connections 64 --depth 1 --json
 load --connections 64 --depth 16
 load --connections 1000 --depth 1
 load --connections 64 --depth 1 --mix query=4,route=2,hops=2,rate=1,matrix=1 --json
-"$build/bin/bench_service_load" --connect "127.0.0.1:$port" --reload-dir "$store" --targets dump-b,dump-a --reloads 7
+reloads() {
+  "$build/bin/bench_service_load" --connect "127.0.0.1:$port" --reload-dir "$store" --targets dump-b,dump-a "$@"
+}
+reloads --reloads 7
+echo "64 connections answering while the fabric reloads:"
+"$build/bin/bench_service_load" --connect "127.0.0.1:$port" --connections 64 --seconds 8 --warmup 0.5 &
+loader=$!
+sleep 1
+reloads --reloads 5
+wait $loader
 echo "load times logged by canopyd (the reload without the poll interval):"
 grep -o 'snapshot [0-9]*: .*loaded in [0-9.]* s' "$log" | sed 's/:.*loaded in/: loaded in/'
-echo "canopyd RSS: $(ps -o rss= -p $daemon) KiB; load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "canopyd memory: $(grep -E 'VmRSS|VmHWM' /proc/$daemon/status | tr -s ' \t\n' ' '); load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
