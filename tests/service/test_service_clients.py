@@ -6,27 +6,25 @@ CANOPY_TOPO_SERVER, and fails clearly on a refused connection or a server that
 never answers; the C API's canopy_service_matrices returns exactly the matrices
 canopy_topology_matrices computes (test_capi_service).
 
-Usage: test_against_canopyd.py BIN_DIR DUMP_DIR TEST_CAPI_SERVICE"""
+Usage: test_service_clients.py BIN_DIR SOURCE_DIR TEST_CAPI_SERVICE"""
 import json
 import os
 import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 
-BIN, SOURCE_DUMP, CAPI_PROGRAM = sys.argv[1], sys.argv[2], sys.argv[3]
-CANOPY, CANOPYD = os.path.join(BIN, "canopy"), os.path.join(BIN, "canopyd")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from canopyd_harness import Canopyd, Checks, DumpStore, temp_dir, wait_until  # noqa: E402
+
+BIN, SRC, CAPI_PROGRAM = sys.argv[1], sys.argv[2], sys.argv[3]
+TWO_SWITCH = os.path.join(SRC, "tests", "data", "cli", "two-switch-dump")
+CANOPY = os.path.join(BIN, "canopy")
 HOSTS = ["H1", "H2", "H3", "H4"]
-failures = []
-
-
-def check(name, condition, detail=""):
-    print(("ok   " if condition else "FAIL ") + name + ("" if condition else f": {detail}"))
-    if not condition:
-        failures.append(name)
+check = Checks()
+WORK = temp_dir("canopy-clients-test-")
 
 
 def run(args, env=None, stdin=None, timeout=60):
@@ -37,52 +35,6 @@ def run(args, env=None, stdin=None, timeout=60):
 
 def canopy(*args, env=None, stdin=None):
     return run([CANOPY, *args], env=env, stdin=stdin)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Canopyd:
-    """canopyd on a free loopback port, serving a collector-style directory. It
-    takes matrices of at most 3 hosts, so that a 4-host list exercises the
-    clients' block-wise requests (and their retry after the server's limit)."""
-
-    def __init__(self, dump_root):
-        env = dict(os.environ, CANOPY_SERVICE_MAX_MATRIX_HOSTS="3")
-        for _ in range(3):
-            self.address = f"127.0.0.1:{free_port()}"
-            self.log = tempfile.TemporaryFile("w+")
-            self.process = subprocess.Popen([CANOPYD, "--dump-dir", dump_root, "--listen", self.address],
-                                            stdout=self.log, stderr=subprocess.STDOUT, env=env)
-            if self.wait_ready():
-                return
-            self.stop()
-        raise RuntimeError("canopyd did not start: " + self.output())
-
-    def wait_ready(self):
-        deadline = time.time() + 30
-        while time.time() < deadline and self.process.poll() is None:
-            r = canopy("query", "--server", self.address, "info")
-            if r.returncode == 0 and "state=fresh" in r.stdout:
-                return True
-            time.sleep(0.1)
-        return False
-
-    def output(self):
-        self.log.seek(0)
-        return self.log.read()[-2000:]
-
-    def stop(self):
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
 
 
 class SilentServer:
@@ -212,26 +164,36 @@ def test_capi(server, local_source, refused, silent):
           r.stdout + r.stderr)
 
 
+def start_canopyd(store):
+    """canopyd serving DIR/current, taking matrices of at most 3 hosts so that a
+    4-host list exercises the clients' blocks (and their retry after the limit)."""
+    d = Canopyd(BIN, store.path, WORK, service_max_matrix_hosts=3)
+    server = "127.0.0.1:%d" % d.port
+    ready = wait_until(lambda: "state=fresh" in canopy("query", "--server", server, "info").stdout, timeout=30)
+    check("canopyd loaded the dump", ready, d.log_text()[-500:])
+    return d, server
+
+
 def main():
-    with tempfile.TemporaryDirectory() as work:
-        # A collector-style directory: DIR/current -> the dump, as canopy-collect publishes it.
-        root = os.path.join(work, "dumps")
-        os.makedirs(root)
-        shutil.copytree(SOURCE_DUMP, os.path.join(root, "dump-two-switch"))
-        os.symlink("dump-two-switch", os.path.join(root, "current"))
-        daemon = Canopyd(root)
+    try:
+        store = DumpStore(os.path.join(WORK, "dumps"))
+        store.add("dump-two-switch", TWO_SWITCH)
+        store.publish("dump-two-switch")
+        d, server = start_canopyd(store)
         try:
-            test_routes(daemon.address, root)
-            test_matrices(daemon.address, root, work)
-            test_query(daemon.address, root)
+            test_routes(server, store.path)
+            test_matrices(server, store.path, WORK)
+            test_query(server, store.path)
             refused, silent = test_failures()
-            test_capi(daemon.address, root, refused, silent)
+            test_capi(server, store.path, refused, silent)
         finally:
-            daemon.stop()
-            if failures:
-                print("canopyd output:\n" + daemon.output())
-    print(f"{len(failures)} failed" if failures else "all passed")
-    return 1 if failures else 0
+            check("canopyd: clean exit", d.stop() == 0, d.log_text()[-500:])
+    finally:
+        if not check.failures:
+            shutil.rmtree(WORK, ignore_errors=True)
+        else:
+            print("logs kept in", WORK)
+    return check.finish()
 
 
 sys.exit(main())
