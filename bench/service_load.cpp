@@ -247,12 +247,16 @@ void publish(const std::string &dir, const std::string &name) {
 void run_reloads(const Options &o, const sockaddr_in &address) {
   std::vector<std::string_view> targets = canopy::split(o.targets, ',');
   if (targets.size() != 2) throw std::runtime_error("--targets wants two dump names: A,B");
+  // Start with the target current does not name, so that every switch is a change.
+  char link[4096] = {};
+  ssize_t n = ::readlink((o.reload_dir + "/current").c_str(), link, sizeof link - 1);
+  size_t first = n > 0 && std::string_view(link, static_cast<size_t>(n)) == targets[0] ? 1 : 0;
   LineClient client(address);
   std::vector<double> seconds;
   for (int i = 0; i < o.reloads; ++i) {
     uint64_t before = snapshot_of(client);
     Clock::time_point start = Clock::now();
-    publish(o.reload_dir, std::string(targets[static_cast<size_t>(i) % 2]));
+    publish(o.reload_dir, std::string(targets[(first + static_cast<size_t>(i)) % 2]));
     while (snapshot_of(client) == before) {
       if (Clock::now() - start > std::chrono::seconds(60)) throw std::runtime_error("no reload within 60 s");
       std::this_thread::sleep_for(std::chrono::milliseconds(1));

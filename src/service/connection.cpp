@@ -9,7 +9,11 @@ namespace {
 // run: a client pipelining thousands of requests is answered in slices.
 constexpr int kBatchRequests = 512;
 constexpr size_t kBatchBytes = 256 * 1024;
-// Answer buffers bigger than this are released after use, not kept per connection.
+// Bytes asked of each read: a connection always has a read waiting, into the
+// end of its input buffer (Asio then reads without an extra epoll_ctl per
+// request), so this is also what an idle connection holds.
+constexpr size_t kReadChunk = 4096;
+// Buffers bigger than this are released after use, not kept per connection.
 constexpr size_t kKeepCapacity = 64 * 1024;
 // How long a connection lingers after its last answer (quit, line too long),
 // discarding what the client still sends, so the answer arrives before our close.
@@ -25,7 +29,7 @@ std::string peer_name(const asio::ip::tcp::socket &socket) {
 }  // namespace
 
 Worker::Worker(ServerShared &shared_state)
-    : shared(shared_state), keep_running(asio::make_work_guard(io)), sweeper(io), read_buffer(64 * 1024) {}
+    : shared(shared_state), keep_running(asio::make_work_guard(io)), sweeper(io) {}
 
 void Worker::start_sweeper() {
   sweeper.expires_after(std::chrono::milliseconds(500));
@@ -56,10 +60,9 @@ void Connection::start() {
   registration_ = worker_.connections.insert(worker_.connections.end(), this);
   asio::error_code ignored;
   socket_.set_option(asio::ip::tcp::no_delay(true), ignored);  // answers are small and wanted now
-  socket_.non_blocking(true, ignored);
   last_active_ = Clock::now();
   CANOPY_LOG(Debug, "connection from %s", peer_.c_str());
-  wait_readable();
+  read_more();
 }
 
 void Connection::close(const char *why) {
@@ -92,21 +95,21 @@ void Connection::guarded(Body &&body) {
   }
 }
 
-void Connection::wait_readable() {
-  if (closed_ || waiting_) return;
-  waiting_ = true;
-  socket_.async_wait(asio::socket_base::wait_read, [self = shared_from_this()](const asio::error_code &error) {
-    self->waiting_ = false;
-    if (self->closed_) return;
-    if (error) return self->close("wait for input failed");
-    self->guarded([&] { self->on_readable(); });
-  });
+void Connection::read_more() {
+  if (closed_ || reading_) return;
+  reading_ = true;
+  size_t have = in_.size();
+  in_.resize(have + kReadChunk);  // nothing else touches in_ until the read completes
+  socket_.async_read_some(asio::buffer(&in_[have], kReadChunk),
+                          [self = shared_from_this(), have](const asio::error_code &error, size_t n) {
+                            self->reading_ = false;
+                            self->in_.resize(have + n);
+                            if (self->closed_) return;
+                            self->guarded([&] { self->on_read(error); });
+                          });
 }
 
-void Connection::on_readable() {
-  asio::error_code error;
-  size_t n = socket_.read_some(asio::buffer(worker_.read_buffer), error);
-  if (error == asio::error::would_block || error == asio::error::try_again) return wait_readable();
+void Connection::on_read(const asio::error_code &error) {
   if (error == asio::error::eof) {
     peer_done_ = true;
   } else if (error) {
@@ -114,11 +117,11 @@ void Connection::on_readable() {
     return close("read failed");
   }
   last_active_ = Clock::now();
-  if (lingering_) return peer_done_ ? close("client closed after the last answer") : wait_readable();
-  if (peer_done_)
-    input_done_ = true;  // answer what is buffered, a last line without '\n' included
-  else
-    in_.append(worker_.read_buffer.data(), n);
+  if (lingering_) {
+    in_.clear();
+    return peer_done_ ? close("client closed after the last answer") : read_more();
+  }
+  if (peer_done_) input_done_ = true;  // answer what is buffered, a last line without '\n' included
   answer_lines();
 }
 
@@ -128,6 +131,7 @@ void Connection::answer_lines() {
   size_t consumed = answer_batch(0, more);
   in_.erase(0, consumed);
   scanned_ = scanned_ > consumed ? scanned_ - consumed : 0;
+  if (in_.empty() && in_.capacity() > kKeepCapacity) std::string().swap(in_);
   size_t pending = out_.size() + sending_.size();
   if (pending > worker_.shared.options.max_pending_bytes) {
     CANOPY_LOG(Warn, "closing %s: %zu bytes of answers unread (service_max_pending_bytes %zu)", peer_.c_str(),
@@ -141,7 +145,7 @@ void Connection::answer_lines() {
       if (!self->closed_) self->guarded([&] { self->answer_lines(); });
     });
   } else if (!input_done_) {
-    wait_readable();
+    read_more();
   }
   finish_if_done();
 }
@@ -222,7 +226,7 @@ void Connection::finish_if_done() {
   lingering_ = true;
   linger_start_ = Clock::now();
   in_.clear();
-  wait_readable();
+  read_more();
 }
 
 }  // namespace canopy::service::detail

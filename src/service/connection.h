@@ -36,10 +36,6 @@ struct Worker {
   asio::executor_work_guard<asio::io_context::executor_type> keep_running;
   asio::steady_timer sweeper;
   std::list<Connection *> connections;  // open connections; touched only on this thread
-  // One read buffer for the worker: a connection waits for readability without
-  // a buffer and copies what it reads out at once, so 10,000 idle clients hold
-  // no read buffers.
-  std::vector<char> read_buffer;
   std::thread thread;
 
   /** Closes idle connections every half second. */
@@ -63,8 +59,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
  private:
   template <class Body>
   void guarded(Body &&body);
-  void wait_readable();
-  void on_readable();
+  void read_more();
+  void on_read(const asio::error_code &error);
   void answer_lines();
   size_t answer_batch(size_t begin, bool &more);
   bool take_line(size_t begin, size_t &end);
@@ -77,11 +73,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::string peer_;
   std::list<Connection *>::iterator registration_;
   Session session_;
-  std::string in_;       // received, not yet answered
+  std::string in_;       // received, not yet answered; a read in progress appends to it
   size_t scanned_ = 0;   // in_[0, scanned_) holds no '\n'
   std::string out_;      // answers waiting for the current send to finish
   std::string sending_;  // answers being sent
-  bool waiting_ = false, sending_now_ = false, answering_ = false;
+  bool reading_ = false, sending_now_ = false, answering_ = false;
   bool peer_done_ = false;   // the client closed its side (EOF)
   bool input_done_ = false;  // read no more requests: EOF, quit, or a line too long
   bool lingering_ = false;   // after quit / line too long: our side shut, discarding input until EOF
