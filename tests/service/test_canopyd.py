@@ -49,7 +49,7 @@ def test_command_line():
           r.stderr)
     config = os.path.join(WORK, "config.json")
     with open(config, "w") as f:
-        f.write('{"service_threads": 0}')
+        f.write('{"service_threads": -1}')
     r = canopyd_cli("--dump-dir", WORK, "--config", config, "--listen", "127.0.0.1:0")
     check("--config is read (and checked)", r.returncode == 1 and "service_threads" in r.stderr, r.stderr)
     example = os.path.join(SRC, "contrib", "canopyd.json")
