@@ -7,26 +7,13 @@
 # usage: collect_e2e.sh --work DIR --collect PATH
 set -euo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-root=$(cd "$here/../.." && pwd)
-work= collect=
-while [ $# -gt 0 ]; do
-  case $1 in
-    --work) work=$2; shift 2 ;;
-    --collect) collect=$2; shift 2 ;;
-    *) echo "collect_e2e: unknown argument $1" >&2; exit 2 ;;
-  esac
-done
-[ -n "$work" ] && [ -n "$collect" ] || { echo "usage: collect_e2e.sh --work DIR --collect PATH" >&2; exit 2; }
+# shellcheck source=e2e_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/e2e_lib.sh"
+e2e_options "work collect" "$@"
 
-# shellcheck source=../../scripts/ibsim_fabric.sh
-source "$root/scripts/ibsim_fabric.sh"
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
-expect_eq() { [ "$1" = "$2" ] || fail "$3: got '$1', expected '$2'"; }
 current() { readlink "$out/current"; }
 dumps() { find "$out" -maxdepth 1 -name 'dump-*' -type d -printf '%f\n' | sort; }
-no_incoming() { [ -z "$(find "$out" -maxdepth 1 -name '.incoming-*')" ] || fail "$1 left an incoming directory"; }
 
 # A collector run expected to fail: non-zero exit, message on stderr, nothing published.
 expect_failure() {
@@ -37,7 +24,7 @@ expect_failure() {
   [ "$rc" -ne 0 ] || fail "canopy-collect $* succeeded"
   grep -q -- "$pattern" "$work/err.txt" || fail "canopy-collect $*: stderr lacks '$pattern': $(cat "$work/err.txt")"
   expect_eq "$(current)" "$before" "current after a failing run ($*)"
-  no_incoming "a failing run ($*)"
+  no_incoming "$out" "a failing run ($*)"
   echo "ok: failing run ($*): $(cat "$work/err.txt")"
 }
 
@@ -74,7 +61,7 @@ expect_eq "$(dumps | tr '\n' ' ')" "$first $second " "dumps after two runs"
 ibsim_run "$collect" --once --out "$out" --keep 2 >/dev/null
 third=$(current)
 expect_eq "$(dumps | tr '\n' ' ')" "$second $third " "dumps after three runs with --keep 2"
-no_incoming "a successful run"
+no_incoming "$out" "a successful run"
 echo "ok: current moved $first -> $second -> $third; --keep 2 pruned $first"
 
 # Failures leave current alone.

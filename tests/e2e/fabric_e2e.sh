@@ -11,36 +11,19 @@
 # usage: fabric_e2e.sh --work DIR --collect PATH --canopy PATH --engine ENGINE -- GEN_FABRIC_ARGS...
 set -euo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-root=$(cd "$here/../.." && pwd)
+# shellcheck source=e2e_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/e2e_lib.sh"
 pairs=${E2E_PAIRS:-40}
 seed=${E2E_SEED:-7}
-work= collect= canopy= engine=
-while [ $# -gt 0 ]; do
-  case $1 in
-    --work) work=$2; shift 2 ;;
-    --collect) collect=$2; shift 2 ;;
-    --canopy) canopy=$2; shift 2 ;;
-    --engine) engine=$2; shift 2 ;;
-    --) shift; break ;;
-    *) echo "fabric_e2e: unknown argument $1" >&2; exit 2 ;;
-  esac
-done
-[ -n "$work" ] && [ -n "$collect" ] && [ -n "$canopy" ] && [ -n "$engine" ] && [ $# -gt 0 ] ||
-  { echo "usage: fabric_e2e.sh --work DIR --collect PATH --canopy PATH --engine ENGINE -- GEN_ARGS..." >&2; exit 2; }
+e2e_options "work collect canopy engine" "$@"
+[ ${#e2e_rest[@]} -gt 0 ] || { echo "usage: fabric_e2e.sh --work DIR --collect PATH --canopy PATH --engine ENGINE -- GEN_ARGS..." >&2; exit 2; }
 
-# shellcheck source=../../scripts/ibsim_fabric.sh
-source "$root/scripts/ibsim_fabric.sh"
 
 rm -rf "$work"
 mkdir -p "$work"
-timings=()
-step_start=
-step() { step_start=$(date +%s%N); echo "== $*"; }
-step_done() { timings+=("$1 $(( ($(date +%s%N) - step_start) / 1000000 )) ms"); }
 
-step "generate: gen_fabric.py $*"
-python3 "$root/scripts/gen_fabric.py" "$@" -o "$work/fabric.net" --expect "$work/expect.json"
+step "generate: gen_fabric.py ${e2e_rest[*]}"
+python3 "$root/scripts/gen_fabric.py" "${e2e_rest[@]}" -o "$work/fabric.net" --expect "$work/expect.json"
 step_done generate
 
 step "ibsim"

@@ -6,17 +6,9 @@
 # usage: gen_dump_e2e.sh --work DIR --canopy PATH
 set -euo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-root=$(cd "$here/../.." && pwd)
-work= canopy=
-while [ $# -gt 0 ]; do
-  case $1 in
-    --work) work=$2; shift 2 ;;
-    --canopy) canopy=$2; shift 2 ;;
-    *) echo "gen_dump_e2e: unknown argument $1" >&2; exit 2 ;;
-  esac
-done
-[ -n "$work" ] && [ -n "$canopy" ] || { echo "usage: gen_dump_e2e.sh --work DIR --canopy PATH" >&2; exit 2; }
+# shellcheck source=e2e_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/e2e_lib.sh"
+e2e_options "work canopy" "$@"
 
 rm -rf "$work"
 python3 "$root/scripts/gen_fabric.py" dump --hosts 1024 --out "$work/dump"

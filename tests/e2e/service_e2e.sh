@@ -14,33 +14,16 @@
 # usage: service_e2e.sh --work DIR --collect PATH --canopyd PATH
 set -euo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-root=$(cd "$here/../.." && pwd)
+# shellcheck source=e2e_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/e2e_lib.sh"
 settle=1
-work= collect= canopyd=
-while [ $# -gt 0 ]; do
-  case $1 in
-    --work) work=$2; shift 2 ;;
-    --collect) collect=$2; shift 2 ;;
-    --canopyd) canopyd=$2; shift 2 ;;
-    *) echo "service_e2e: unknown argument $1" >&2; exit 2 ;;
-  esac
-done
-[ -n "$work" ] && [ -n "$collect" ] && [ -n "$canopyd" ] ||
-  { echo "usage: service_e2e.sh --work DIR --collect PATH --canopyd PATH" >&2; exit 2; }
+e2e_options "work collect canopyd" "$@"
 
-# shellcheck source=../../scripts/ibsim_fabric.sh
-source "$root/scripts/ibsim_fabric.sh"
-# shellcheck source=../../scripts/canopy_services.sh
-source "$root/scripts/canopy_services.sh"
 # shellcheck source=watch_checks.sh
 source "$here/watch_checks.sh"
 
-rm -rf "$work"
-mkdir -p "$work"
+e2e_small_fabric
 out=$work/dumps
-python3 "$root/scripts/gen_fabric.py" fat-tree --levels 2 --radix 8 --hosts 16 -o "$work/fabric.net"
-ibsim_start "$work/fabric.net" "$work/sim"
 trap 'canopyd_stop || true; collector_stop || true; ibsim_stop' EXIT
 
 step "OpenSM daemon, collector, canopyd"

@@ -1,28 +1,9 @@
 # shellcheck shell=bash
 # Checks shared by the tests that change a fabric under a running collector
-# (watch_e2e.sh, service_e2e.sh). Source after scripts/ibsim_fabric.sh and
-# scripts/canopy_services.sh; a failed check exits the test.
-
-_checks_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-timings=()
-_step_start=
-
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
-expect_eq() { [ "$1" = "$2" ] || fail "$3: got '$1', expected '$2'"; }
-step() {
-  _step_start=$(date +%s%N)
-  echo "== $*"
-}
-step_done() { timings+=("$1 $((($(date +%s%N) - _step_start) / 1000000)) ms"); }
+# (watch_e2e.sh, service_e2e.sh). Source after e2e_lib.sh; a failed check exits the test.
 
 _more_collector_lines() { [ "$(collector_count "$1")" -gt "$2" ]; }
 
-no_incoming() {
-  [ -z "$(find "$1" -maxdepth 1 -name '.incoming-*')" ] || fail "$2 left an incoming directory in $1"
-}
 
 # expect_unchanged_sweep WHAT: an OpenSM heavy sweep that changes nothing makes
 # the collector collect, log "unchanged" and publish nothing.
@@ -59,7 +40,7 @@ expect_one_more_dump() {
 # first_uplink DUMP: "LEAF PORT FIRST LAST": the uplink that the dump's route
 # from its first host (by name) to its last leaves the first leaf by.
 first_uplink() {
-  python3 - "$1" "$_checks_dir" <<'EOF'
+  python3 - "$1" "$here" <<'EOF'
 import sys
 sys.path.insert(0, sys.argv[2])
 from fabric_dump import load_dump, lft_walk
@@ -72,7 +53,7 @@ EOF
 
 # expect_unlinked DUMP NODE PORT: ibnetdiscover in the dump shows no cable at NODE's PORT.
 expect_unlinked() {
-  python3 - "$@" "$_checks_dir" <<'EOF' || fail "the new dump still has the broken cable"
+  python3 - "$@" "$here" <<'EOF' || fail "the new dump still has the broken cable"
 import sys
 dump, name, port, here = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 sys.path.insert(0, here)
