@@ -6,15 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int failures = 0;
-#define CHECK(cond)                                                   \
-  do {                                                                \
-    if (!(cond)) {                                                    \
-      fprintf(stderr, "FAIL %s:%d: %s (last error: %s)\n", __FILE__, \
-              __LINE__, #cond, canopy_last_error());                  \
-      ++failures;                                                     \
-    }                                                                 \
-  } while (0)
+#include "check.h"
 
 int main(int argc, char **argv) {
   if (argc != 2) return 2;

@@ -11,15 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-static int failures = 0;
-#define CHECK(cond)                                                   \
-  do {                                                                \
-    if (!(cond)) {                                                    \
-      fprintf(stderr, "FAIL %s:%d: %s (last error: %s)\n", __FILE__, \
-              __LINE__, #cond, canopy_last_error());                  \
-      ++failures;                                                     \
-    }                                                                 \
-  } while (0)
+#include "check.h"
 
 #define MAX_HOSTS 16
 
