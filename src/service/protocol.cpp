@@ -198,9 +198,8 @@ void answer_rate(Request &r) {
   const topo::Topology &topo = r.topo();
   std::string_view name = r.next();
   const topo::Node &host = topo.node(require_host(topo, name));
-  const topo::Port *link = nullptr;
-  for (size_t p = 1; p < host.ports.size() && !link; ++p)
-    if (host.ports[p].connected()) link = &host.ports[p];
+  int port = host.first_connected_port();
+  const topo::Port *link = port ? &host.ports[port] : nullptr;
   if (!link) throw Error(CANOPY_ERR_ROUTE, "host '" + printable(name) + "' is not connected");
   std::string rate = topo::rate_string(link->rate);
   if (r.session.json) return finish_json(r, {{"rate", rate}, {"gbps", link->rate.gbps}});

@@ -27,12 +27,6 @@ std::string quoted(const std::string &s) {
 
 std::string node_id(int node) { return "n" + std::to_string(node); }
 
-int leaf_of(const Topology &topo, int host) {
-  for (const Port &port : topo.node(host).ports)
-    if (port.connected() && topo.node(port.peer_node).is_switch()) return port.peer_node;
-  return -1;
-}
-
 struct Palette {
   std::map<std::string, std::string> colour_of_rate;  // rate_string -> colour
   explicit Palette(const Topology &topo) {
@@ -53,7 +47,7 @@ std::string html_escaped(const std::string &s) {
 // Where a host's link ends in the drawing: its row in the leaf's host table, the
 // whole table when hosts are collapsed, or its own box when it has no switch.
 std::string host_end(const Topology &topo, int host, bool collapse) {
-  int leaf = leaf_of(topo, host);
+  int leaf = topo.leaf_switch(host);
   if (leaf < 0) return node_id(host);
   return "hosts_" + node_id(leaf) + (collapse ? "" : ":" + node_id(host));
 }
@@ -62,7 +56,7 @@ std::string host_end(const Topology &topo, int host, bool collapse) {
 // row for all of them when collapsed), which keeps big fabrics readable.
 void draw_hosts(std::ostringstream &dot, const Topology &topo, bool collapse) {
   std::map<int, std::vector<int>> hosts_by_leaf;
-  for (int h : topo.hosts()) hosts_by_leaf[leaf_of(topo, h)].push_back(h);
+  for (int h : topo.hosts()) hosts_by_leaf[topo.leaf_switch(h)].push_back(h);
   for (auto &[leaf, hosts] : hosts_by_leaf) {
     std::sort(hosts.begin(), hosts.end(), [&](int a, int b) { return topo.node(a).name < topo.node(b).name; });
     if (leaf < 0) {

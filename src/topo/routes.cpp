@@ -14,14 +14,8 @@ std::string describe(const Topology &topo, int node) {
   return n.name + " (" + guid_string(n.guid) + ")";
 }
 
-int first_connected_port(const Node &node) {
-  for (int p = 1; p <= node.num_ports(); ++p)
-    if (node.ports[p].connected()) return p;
-  return 0;
-}
-
 int require_port(const Topology &topo, int host) {
-  int port = first_connected_port(topo.node(host));
+  int port = topo.node(host).first_connected_port();
   if (!port) throw Error(CANOPY_ERR_ROUTE, "host " + describe(topo, host) + " is not connected");
   return port;
 }
@@ -120,7 +114,7 @@ double hop_gbps(const Topology &topo, const RouteHop &hop) {
 double route_min_gbps(const Topology &topo, const Route &route) {
   if (route.hops.size() == 1) {
     const Node &host = topo.node(route.hops[0].node);
-    int port = first_connected_port(host);
+    int port = host.first_connected_port();
     return port ? host.ports[port].rate.gbps : 0;
   }
   double slowest = 0;

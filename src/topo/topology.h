@@ -38,6 +38,12 @@ struct Node {
   std::vector<int> coords;   // torus/mesh position (coordinate sources only)
 
   int num_ports() const { return static_cast<int>(ports.size()) - 1; }
+  /** The lowest-numbered cabled port (a host's link to the fabric), 0 if none. */
+  int first_connected_port() const {
+    for (int p = 1; p <= num_ports(); ++p)
+      if (ports[p].connected()) return p;
+    return 0;
+  }
   bool is_host() const { return type == NodeType::Host; }
   bool is_switch() const { return type == NodeType::Switch; }
 };
@@ -84,6 +90,13 @@ class Topology {
 
   /** A host by name, full description, or node/port GUID ("0x..."); -1 if none. */
   int find_host(std::string_view key) const;
+  /** The switch @p host hangs from by its first link; -1 if it has none (unconnected,
+      or cabled to another host). */
+  int leaf_switch(int host) const {
+    int port = node(host).first_connected_port();
+    int peer = port ? node(host).ports[port].peer_node : -1;
+    return peer >= 0 && node(peer).is_switch() ? peer : -1;
+  }
   /** A node by node GUID or port GUID; -1 if none. */
   int find_guid(uint64_t guid) const;
   /** The (node, port) owning @p lid; node -1 if none. */

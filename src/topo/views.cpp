@@ -12,13 +12,6 @@
 namespace canopy::topo {
 namespace {
 
-// The switch a host hangs from, or -1 (host-to-host cable, or unconnected).
-int leaf_switch_of(const Topology &topo, int host) {
-  for (const Port &port : topo.node(host).ports)
-    if (port.connected()) return topo.node(port.peer_node).is_switch() ? port.peer_node : -1;
-  return -1;
-}
-
 struct DisjointSets {
   std::vector<int> parent;
   explicit DisjointSets(size_t n) : parent(n) { std::iota(parent.begin(), parent.end(), 0); }
@@ -34,7 +27,7 @@ struct DisjointSets {
 std::vector<std::vector<int>> group_ids_per_level(const Topology &topo, const std::vector<int> &hosts) {
   std::vector<int> leaf(hosts.size());
   int top_level = 1;
-  for (size_t i = 0; i < hosts.size(); ++i) leaf[i] = leaf_switch_of(topo, hosts[i]);
+  for (size_t i = 0; i < hosts.size(); ++i) leaf[i] = topo.leaf_switch(hosts[i]);
   for (int s : topo.switches()) top_level = std::max(top_level, topo.node(s).level);
 
   std::vector<std::vector<int>> levels;
@@ -109,7 +102,7 @@ Hierarchy host_hierarchy(const Topology &topo, const std::vector<int> &hosts) {
     for (size_t i = 0; i < hosts.size(); ++i) {
       auto [it, added] = node_of_group.try_emplace({above[i], kept[level - 1][i]}, static_cast<int>(tree.nodes.size()));
       if (added) {
-        tree.nodes.push_back({above[i], level, level == 1 ? leaf_switch_of(topo, hosts[i]) : -1, {}, {}});
+        tree.nodes.push_back({above[i], level, level == 1 ? topo.leaf_switch(hosts[i]) : -1, {}, {}});
         tree.nodes[above[i]].children.push_back(it->second);
       }
       above[i] = it->second;
