@@ -36,7 +36,7 @@ const Implementation<BarrierFn> *barrier_implementation(const std::string &name)
 /** Bcast over a plain communicator by a flat algorithm name (binomial, knomial,
     scatter_rd_allgather, scatter_ring_allgather, chain); used as building block by the
     hierarchical algorithms. Throws Error(INVALID_ARG) for another name. */
-void flat_bcast(const std::string &name, MPI_Comm comm, char *buf, size_t bytes, int root);
+void flat_bcast(const CollConfig &config, const std::string &name, MPI_Comm comm, char *buf, size_t bytes, int root);
 bool is_flat_bcast(const std::string &name);
 /** Bcast inside @p h's node from node rank @p root: coll_bcast_intra_algorithm (shm or flat). */
 void intra_node_bcast(Hierarchy &h, char *buf, size_t bytes, int root);

@@ -36,17 +36,16 @@ void allgather_bruck(Hierarchy &h, char *recv, size_t block) {
     std::memcpy(recv + static_cast<size_t>((r + i) % p) * block, tmp.data() + static_cast<size_t>(i) * block, block);
 }
 
-BlockAllgatherFn inter_leader_allgather() {
-  std::string name = param_string("coll_allgather_inter_algorithm");
+BlockAllgatherFn inter_leader_allgather(const std::string &name) {
   if (name == "recursive_doubling") return allgather_blocks_rd;
   if (name == "ring") return allgather_blocks_ring;
-  throw Error(CANOPY_ERR_INVALID_ARG, "coll_allgather_inter_algorithm: '" + name + "' is not recursive_doubling or ring");
+  throw Error(CANOPY_ERR_INVALID_ARG, param_env_name("coll_allgather_inter_algorithm") + ": '" + name + "' is not recursive_doubling or ring");
 }
 
 // Single leader per node (multi-leader paper, section 3.2): shared-memory gather on the
 // leader, allgather of the node bundles between leaders, node bcast of the whole result.
 void allgather_leader(Hierarchy &h, char *recv, size_t block) {
-  BlockAllgatherFn inter = inter_leader_allgather();  // on every rank, before any traffic
+  BlockAllgatherFn inter = inter_leader_allgather(h.config.allgather_inter_algorithm);  // on every rank, before any traffic
   Blocks bundles;
   for (int n = 0, off = 0; n < h.nodes; off += h.node_size_of[n++]) {
     bundles.offset.push_back(static_cast<size_t>(off) * block);

@@ -6,7 +6,6 @@
 #include "coll/p2p.h"
 #include "coll/shm/node_collectives.h"
 #include "common/error.h"
-#include "common/params.h"
 
 namespace canopy::coll {
 namespace {
@@ -39,12 +38,6 @@ void knomial(MPI_Comm comm, char *buf, size_t bytes, int root, int radix) {
       if (v + i * mask < c.size) send_bytes(buf, bytes, vr.real(static_cast<int>(v + i * mask)), kTagTree, comm);
 }
 
-int knomial_radix() {
-  long long radix = param_int("coll_bcast_knomial_radix");
-  if (radix < 2 || radix > 64) throw Error(CANOPY_ERR_INVALID_ARG, "coll_bcast_knomial_radix must be 2..64");
-  return static_cast<int>(radix);
-}
-
 // Van de Geijn: scatter p blocks down a binomial tree, then allgather them.
 void scatter_allgather(MPI_Comm comm, char *buf, size_t bytes, int root, BlockAllgatherFn allgather) {
   CommInfo c(comm);
@@ -58,15 +51,13 @@ void scatter_allgather(MPI_Comm comm, char *buf, size_t bytes, int root, BlockAl
 
 // Pipelined chain: segments flow root -> root+1 -> ...; each rank forwards segment s while
 // segment s+1 is still arriving (non-blocking sends, completed at the end).
-void chain(MPI_Comm comm, char *buf, size_t bytes, int root) {
+void chain(MPI_Comm comm, char *buf, size_t bytes, int root, size_t segment) {
   CommInfo c(comm);
-  long long segment = param_int("coll_bcast_chain_segment_bytes");
-  if (segment < 1) throw Error(CANOPY_ERR_INVALID_ARG, "coll_bcast_chain_segment_bytes must be positive");
   VirtualRanks vr{c.size, root};
   int v = (c.rank - root + c.size) % c.size;
   std::vector<MPI_Request> sends;
-  for (size_t off = 0; off < bytes; off += static_cast<size_t>(segment)) {
-    size_t len = std::min(static_cast<size_t>(segment), bytes - off);
+  for (size_t off = 0; off < bytes; off += segment) {
+    size_t len = std::min(segment, bytes - off);
     if (v > 0) recv_bytes(buf + off, len, vr.real(v - 1), kTagChain, comm);
     if (v + 1 < c.size) {
       sends.emplace_back();
@@ -78,7 +69,7 @@ void chain(MPI_Comm comm, char *buf, size_t bytes, int root) {
 }
 
 void run_flat(const char *name, Hierarchy &h, char *buf, size_t bytes, int root) {
-  flat_bcast(name, h.comm, buf, bytes, root);
+  flat_bcast(h.config, name, h.comm, buf, bytes, root);
 }
 void bcast_binomial(Hierarchy &h, char *buf, size_t bytes, int root) { run_flat("binomial", h, buf, bytes, root); }
 void bcast_knomial(Hierarchy &h, char *buf, size_t bytes, int root) { run_flat("knomial", h, buf, bytes, root); }
@@ -91,7 +82,7 @@ void bcast_scatter_ring(Hierarchy &h, char *buf, size_t bytes, int root) {
 void bcast_chain(Hierarchy &h, char *buf, size_t bytes, int root) { run_flat("chain", h, buf, bytes, root); }
 
 void bcast_shm(Hierarchy &h, char *buf, size_t bytes, int root) {
-  shm::bcast(h.node_segment(), buf, bytes, h.local_rank_of[root], shm::bcast_mode_from_params());
+  shm::bcast(h.node_segment(), buf, bytes, h.local_rank_of[root], h.config.shm_mode);
 }
 
 // MVAPICH's scheme (topology-aware bcast paper, III-C): the root's node first (so its leader
@@ -100,12 +91,12 @@ void bcast_two_level(Hierarchy &h, char *buf, size_t bytes, int root) {
   int root_node = h.node_of[root];
   // Check both names on every rank before any traffic: a leader failing alone would leave
   // its node waiting forever.
-  std::string inter = param_string("coll_bcast_inter_algorithm"), intra = param_string("coll_bcast_intra_algorithm");
+  const std::string &inter = h.config.bcast_inter_algorithm, &intra = h.config.bcast_intra_algorithm;
   if (!is_flat_bcast(inter) || (intra != "shm" && !is_flat_bcast(intra)))
     throw Error(CANOPY_ERR_INVALID_ARG, "two_level: coll_bcast_inter_algorithm '" + inter +
                                             "' or coll_bcast_intra_algorithm '" + intra + "' is not a flat bcast");
   if (h.node_index == root_node) intra_node_bcast(h, buf, bytes, h.local_rank_of[root]);
-  if (h.leaders != MPI_COMM_NULL) flat_bcast(inter, h.leaders, buf, bytes, root_node);
+  if (h.leaders != MPI_COMM_NULL) flat_bcast(h.config, inter, h.leaders, buf, bytes, root_node);
   if (h.node_index != root_node) intra_node_bcast(h, buf, bytes, 0);
 }
 
@@ -129,23 +120,22 @@ bool is_flat_bcast(const std::string &name) {
   return false;
 }
 
-void flat_bcast(const std::string &name, MPI_Comm comm, char *buf, size_t bytes, int root) {
+void flat_bcast(const CollConfig &config, const std::string &name, MPI_Comm comm, char *buf, size_t bytes, int root) {
   if (name == "binomial") return knomial(comm, buf, bytes, root, 2);
-  if (name == "knomial") return knomial(comm, buf, bytes, root, knomial_radix());
+  if (name == "knomial") return knomial(comm, buf, bytes, root, config.bcast_knomial_radix);
   if (name == "scatter_rd_allgather") return scatter_allgather(comm, buf, bytes, root, allgather_blocks_rd);
   if (name == "scatter_ring_allgather") return scatter_allgather(comm, buf, bytes, root, allgather_blocks_ring);
-  if (name == "chain") return chain(comm, buf, bytes, root);
+  if (name == "chain") return chain(comm, buf, bytes, root, config.bcast_chain_segment_bytes);
   throw Error(CANOPY_ERR_INVALID_ARG, "'" + name +
                                           "' is not a flat bcast algorithm (binomial, knomial, scatter_rd_allgather, "
                                           "scatter_ring_allgather, chain)");
 }
 
 void intra_node_bcast(Hierarchy &h, char *buf, size_t bytes, int root) {
-  std::string intra = param_string("coll_bcast_intra_algorithm");
-  if (intra == "shm")
-    shm::bcast(h.node_segment(), buf, bytes, root, shm::bcast_mode_from_params());
+  if (h.config.bcast_intra_algorithm == "shm")
+    shm::bcast(h.node_segment(), buf, bytes, root, h.config.shm_mode);
   else
-    flat_bcast(intra, h.node, buf, bytes, root);
+    flat_bcast(h.config, h.config.bcast_intra_algorithm, h.node, buf, bytes, root);
 }
 
 const Implementation<BcastFn> *bcast_implementation(const std::string &name) {

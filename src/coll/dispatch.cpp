@@ -46,7 +46,7 @@ const Implementation<BarrierFn> *lookup(Collective, const std::string &n, Barrie
 template <class Fn>
 Choice<Fn> choose(Collective coll, const Hierarchy &h, size_t bytes, const char *forced) {
   SelectionInput in{h.size, h.nodes, h.max_ranks_per_node, bytes};
-  Selection sel = forced ? Selection{forced, "forced by the caller"} : select_algorithm(coll, in);
+  Selection sel = forced ? Selection{forced, "forced by the caller"} : h.config.select(coll, in);
   const Implementation<Fn> *impl = lookup(coll, sel.algorithm, static_cast<Fn *>(nullptr));
   if (!impl) throw Error(CANOPY_ERR_INVALID_ARG, "no " + std::string(collective_name(coll)) + " algorithm '" +
                                                      sel.algorithm + "' (" + algorithm_names(coll) + ")");

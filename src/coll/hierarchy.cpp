@@ -8,7 +8,6 @@
 #include "coll/plan/layout.h"
 #include "common/error.h"
 #include "common/log.h"
-#include "common/params.h"
 #include "topo/node_topology.h"
 
 namespace canopy::coll {
@@ -47,7 +46,7 @@ void build_node(Hierarchy &h) {
   MPI_Comm shared = MPI_COMM_NULL;
   check_mpi(PMPI_Comm_split_type(h.comm, MPI_COMM_TYPE_SHARED, h.rank, MPI_INFO_NULL, &shared),
             "MPI_Comm_split_type");
-  if (std::string path = param_string("hostmap"); !path.empty()) {
+  if (const std::string &path = h.config.hostmap; !path.empty()) {
     // A listed host is a subset of a real shared-memory domain, so segments still work.
     split(shared, hostmap_color(path), h.rank, &h.node);
     free_comm(shared);
@@ -83,8 +82,8 @@ void build_node_maps(Hierarchy &h) {
   h.max_ranks_per_node = *std::max_element(h.node_size_of.begin(), h.node_size_of.end());
 }
 
-int my_socket(int node_rank, int node_size) {
-  if (std::string layout = param_string("coll_node_layout"); !layout.empty())
+int my_socket(const std::string &layout, int node_rank, int node_size) {
+  if (!layout.empty())
     return synthetic_sockets(layout, node_size).at(static_cast<size_t>(node_rank));
   // Loading the live topology costs milliseconds: once per process.
   static const int bound = [] {
@@ -99,10 +98,10 @@ int my_socket(int node_rank, int node_size) {
 }
 
 void build_groups(Hierarchy &h) {
-  h.socket = my_socket(h.node_rank, h.node_size);
+  h.socket = my_socket(h.config.node_layout, h.node_rank, h.node_size);
   std::vector<int> sockets(h.node_size);
   check_mpi(PMPI_Allgather(&h.socket, 1, MPI_INT, sockets.data(), 1, MPI_INT, h.node), "MPI_Allgather");
-  std::vector<int> groups = leader_groups(sockets, static_cast<int>(param_int("coll_leaders_per_node")));
+  std::vector<int> groups = leader_groups(sockets, h.config.leaders_per_node);
   h.group_index = groups[h.node_rank];
   h.groups_per_node = *std::max_element(groups.begin(), groups.end()) + 1;
   split(h.node, h.group_index, h.node_rank, &h.group);
@@ -112,6 +111,7 @@ void build_groups(Hierarchy &h) {
 
 std::unique_ptr<Hierarchy> build(MPI_Comm comm) {
   auto h = std::make_unique<Hierarchy>();
+  h->config = CollConfig::from_params();  // before any traffic: a bad parameter fails every rank alike
   check_mpi(PMPI_Comm_dup(comm, &h->comm), "MPI_Comm_dup");
   check_mpi(PMPI_Comm_set_errhandler(h->comm, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
   check_mpi(PMPI_Comm_rank(h->comm, &h->rank), "MPI_Comm_rank");
@@ -153,7 +153,7 @@ Hierarchy::~Hierarchy() {
 }
 
 shm::Segment &Hierarchy::node_segment() {
-  if (!node_segment_) node_segment_ = std::make_unique<shm::Segment>(node, shm::SegmentConfig::from_params());
+  if (!node_segment_) node_segment_ = std::make_unique<shm::Segment>(node, shm::SegmentConfig{config.shm_buffer_bytes, config.shm_buffers, config.shm_spins});
   return *node_segment_;
 }
 

@@ -13,11 +13,14 @@
 #include <string>
 #include <vector>
 
+#include "coll/plan/config.h"
 #include "coll/shm/segment.h"
 
 namespace canopy::coll {
 
 struct Hierarchy {
+  CollConfig config;  // parameters resolved when the hierarchy was built
+
   MPI_Comm comm = MPI_COMM_NULL;  // private duplicate of the user's communicator
   int rank = 0, size = 1;
 

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "coll/plan/catalog.h"
+#include "coll/plan/config.h"
 #include "coll/plan/layout.h"
 #include "coll/plan/selection.h"
 #include "common/error.h"
@@ -22,6 +23,18 @@ struct EnvGuard {
   ~EnvGuard() { unsetenv(name.c_str()); }
 };
 
+// What a communicator built now would choose.
+Selection select(Collective coll, const SelectionInput &in) { return CollConfig::from_params().select(coll, in); }
+
+std::string config_error() {
+  try {
+    CollConfig::from_params();
+  } catch (const Error &e) {
+    return e.what();
+  }
+  return "no error";
+}
+
 }  // namespace
 
 TEST(CollCatalog, EveryAlgorithmParameterIsRegistered) {
@@ -32,40 +45,58 @@ TEST(CollCatalog, EveryAlgorithmParameterIsRegistered) {
 }
 
 TEST(CollSelection, BuiltInRulesFollowTheHierarchy) {
-  EXPECT_EQ(select_algorithm(Collective::Bcast, {8, 1, 8, 100}).algorithm, "shm");
-  EXPECT_EQ(select_algorithm(Collective::Bcast, {8, 2, 4, 100}).algorithm, "two_level");
-  EXPECT_EQ(select_algorithm(Collective::Bcast, {8, 8, 1, 100}).algorithm, "knomial");
-  EXPECT_EQ(select_algorithm(Collective::Bcast, {8, 8, 1, 1 << 20}).algorithm, "scatter_ring_allgather");
-  EXPECT_EQ(select_algorithm(Collective::Allgather, {8, 2, 4, 64}).algorithm, "leader");
-  EXPECT_EQ(select_algorithm(Collective::Allgather, {8, 8, 1, 1 << 20}).algorithm, "ring");
-  EXPECT_EQ(select_algorithm(Collective::Barrier, {8, 2, 4, 0}).algorithm, "shm");
-  EXPECT_EQ(select_algorithm(Collective::Barrier, {8, 8, 1, 0}).algorithm, "dissemination");
+  EXPECT_EQ(select(Collective::Bcast, {8, 1, 8, 100}).algorithm, "shm");
+  EXPECT_EQ(select(Collective::Bcast, {8, 2, 4, 100}).algorithm, "two_level");
+  EXPECT_EQ(select(Collective::Bcast, {8, 8, 1, 100}).algorithm, "knomial");
+  EXPECT_EQ(select(Collective::Bcast, {8, 8, 1, 1 << 20}).algorithm, "scatter_ring_allgather");
+  EXPECT_EQ(select(Collective::Allgather, {8, 2, 4, 64}).algorithm, "leader");
+  EXPECT_EQ(select(Collective::Allgather, {8, 8, 1, 1 << 20}).algorithm, "ring");
+  EXPECT_EQ(select(Collective::Barrier, {8, 2, 4, 0}).algorithm, "shm");
+  EXPECT_EQ(select(Collective::Barrier, {8, 8, 1, 0}).algorithm, "dissemination");
 }
 
 TEST(CollSelection, EnvironmentOverrideWinsAndIsChecked) {
   {
     EnvGuard env("CANOPY_BCAST_ALGORITHM", "chain");
-    Selection s = select_algorithm(Collective::Bcast, {8, 1, 8, 100});
+    Selection s = select(Collective::Bcast, {8, 1, 8, 100});
     EXPECT_EQ(s.algorithm, "chain");
     EXPECT_NE(s.reason.find("bcast_algorithm"), std::string::npos);
   }
   EnvGuard bad("CANOPY_BCAST_ALGORITHM", "nonesuch");
   try {
-    select_algorithm(Collective::Bcast, {8, 1, 8, 100});
+    select(Collective::Bcast, {8, 1, 8, 100});
     FAIL() << "no error";
   } catch (const Error &e) {
     EXPECT_NE(std::string(e.what()).find("binomial, knomial"), std::string::npos) << e.what();
   }
 }
 
+TEST(CollConfig, ParametersAreCheckedWhenResolved) {
+  EXPECT_EQ(config_error(), "no error");
+  {
+    EnvGuard env("CANOPY_COLL_BCAST_KNOMIAL_RADIX", "1");
+    EXPECT_NE(config_error().find("CANOPY_COLL_BCAST_KNOMIAL_RADIX must be 2..64"), std::string::npos) << config_error();
+  }
+  {
+    EnvGuard env("CANOPY_COLL_SHM_MODE", "fast");
+    EXPECT_NE(config_error().find("'fast' is not auto"), std::string::npos) << config_error();
+  }
+  {
+    EnvGuard bytes("CANOPY_COLL_SHM_BUFFER_BYTES", "1073741824"), buffers("CANOPY_COLL_SHM_BUFFERS", "4");
+    EXPECT_NE(config_error().find("at most 2 GiB"), std::string::npos) << config_error();
+  }
+  EnvGuard env("CANOPY_COLL_SHM_BUFFERS", "3");
+  EXPECT_EQ(CollConfig::from_params().shm_buffers, 3);
+}
+
 TEST(CollSelection, TuningFileRulesComeBeforeBuiltIns) {
   std::string path = ::testing::TempDir() + "canopy_tuning.json";
   write_file_atomic(path, R"({"bcast": [{"nodes": [2, null], "bytes": [0, 1000], "algorithm": "binomial"}]})");
   EnvGuard env("CANOPY_COLL_TUNING_FILE", path.c_str());
-  Selection s = select_algorithm(Collective::Bcast, {8, 2, 4, 100});
+  Selection s = select(Collective::Bcast, {8, 2, 4, 100});
   EXPECT_EQ(s.algorithm, "binomial");
   EXPECT_NE(s.reason.find("rule 1"), std::string::npos);
-  EXPECT_EQ(select_algorithm(Collective::Bcast, {8, 2, 4, 5000}).algorithm, "two_level");
+  EXPECT_EQ(select(Collective::Bcast, {8, 2, 4, 5000}).algorithm, "two_level");
 }
 
 TEST(CollSelection, BadTuningRulesNameTheRule) {

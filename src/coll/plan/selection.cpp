@@ -1,10 +1,6 @@
 #include "coll/plan/selection.h"
 
-#include <mutex>
-
 #include "common/error.h"
-#include "common/file_io.h"
-#include "common/params.h"
 
 namespace canopy::coll {
 namespace {
@@ -60,23 +56,6 @@ Rule parse_rule(const nlohmann::json &item, Collective coll, const std::string &
   return rule;
 }
 
-// The tuning file is parsed once per path (collective calls are hot).
-const std::vector<Rule> &tuning_rules(Collective coll, const std::string &path) {
-  static std::mutex mutex;
-  static std::string loaded_path;
-  static std::vector<std::vector<Rule>> loaded;
-  std::lock_guard<std::mutex> lock(mutex);
-  if (path != loaded_path) {
-    nlohmann::json doc = nlohmann::json::parse(read_file(path), nullptr, false);
-    if (doc.is_discarded() || !doc.is_object()) throw Error(CANOPY_ERR_PARSE, path + ": a tuning file is a JSON object");
-    std::vector<std::vector<Rule>> rules;
-    for (Collective c : all_collectives()) rules.push_back(parse_tuning_rules(doc, c, path));
-    loaded = std::move(rules);
-    loaded_path = path;
-  }
-  return loaded.at(static_cast<size_t>(coll));
-}
-
 }  // namespace
 
 bool Rule::matches(const SelectionInput &in) const {
@@ -101,22 +80,6 @@ std::vector<Rule> parse_tuning_rules(const nlohmann::json &doc, Collective coll,
   for (size_t i = 0; i < it->size(); ++i)
     rules.push_back(parse_rule((*it)[i], coll, path + ": " + collective_name(coll) + " rule " + std::to_string(i + 1)));
   return rules;
-}
-
-Selection select_algorithm(Collective coll, const SelectionInput &in) {
-  std::string param = std::string(collective_name(coll)) + "_algorithm";
-  if (std::string forced = param_string(param); !forced.empty()) {
-    if (!find_algorithm(coll, forced))
-      throw Error(CANOPY_ERR_INVALID_ARG, param_env_name(param) + ": '" + forced + "' is not a " +
-                                              collective_name(coll) + " algorithm (" + algorithm_names(coll) + ")");
-    return {forced, "parameter " + param};
-  }
-  if (std::string path = param_string("coll_tuning_file"); !path.empty()) {
-    const std::vector<Rule> &rules = tuning_rules(coll, path);
-    for (size_t i = 0; i < rules.size(); ++i)
-      if (rules[i].matches(in)) return {rules[i].algorithm, "tuning file " + path + " rule " + std::to_string(i + 1)};
-  }
-  return select_builtin(coll, in);
 }
 
 Selection select_builtin(Collective coll, const SelectionInput &in) {

@@ -1,6 +1,6 @@
-// Which algorithm runs a collective call: the CANOPY_<COLL>_ALGORITHM override,
-// else the first matching rule of the JSON tuning file (coll_tuning_file), else
-// the first matching rule of the built-in table. Pure logic, unit-tested.
+// Selection rules: the built-in table and the JSON tuning file's rules
+// (CollConfig::select applies them after the CANOPY_<COLL>_ALGORITHM override).
+// Pure logic, unit-tested.
 #pragma once
 #include <cstddef>
 #include <string>
@@ -43,10 +43,8 @@ const std::vector<Rule> &builtin_rules(Collective coll);
     "algorithm": "knomial"}, ...]}). Throws Error(PARSE) naming @p path and the rule on bad input. */
 std::vector<Rule> parse_tuning_rules(const nlohmann::json &doc, Collective coll, const std::string &path);
 
-/** The built-in table alone (for when a forced or tuned algorithm cannot run here). */
+/** The built-in table (CollConfig::select puts the overrides first; also used when a forced or
+    tuned algorithm cannot run on the hierarchy). */
 Selection select_builtin(Collective coll, const SelectionInput &in);
-
-/** Throws Error(INVALID_ARG) for an override naming no algorithm of @p coll. */
-Selection select_algorithm(Collective coll, const SelectionInput &in);
 
 }  // namespace canopy::coll

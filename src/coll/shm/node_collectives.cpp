@@ -4,17 +4,8 @@
 
 #include "coll/shm/primitives.h"
 #include "common/error.h"
-#include "common/params.h"
 
 namespace canopy::coll::shm {
-
-BcastMode bcast_mode_from_params() {
-  std::string mode = param_string("coll_shm_mode");
-  if (mode == "auto") return BcastMode::Auto;
-  if (mode == "one_stage") return BcastMode::OneStage;
-  if (mode == "pipelined") return BcastMode::Pipelined;
-  throw Error(CANOPY_ERR_INVALID_ARG, "coll_shm_mode: '" + mode + "' is not auto, one_stage or pipelined");
-}
 
 void bcast_one_stage(Segment &seg, char *buf, size_t bytes, int root) {
   for (size_t off = 0; off < bytes; off += seg.capacity()) {

@@ -4,13 +4,12 @@
 #include <cstddef>
 #include <string>
 
+#include "coll/plan/config.h"
 #include "coll/shm/segment.h"
 
 namespace canopy::coll::shm {
 
-enum class BcastMode { Auto, OneStage, Pipelined };
-/** From coll_shm_mode ("auto", "one_stage", "pipelined"); throws Error(INVALID_ARG). */
-BcastMode bcast_mode_from_params();
+using BcastMode = ShmBcastMode;
 
 /** One stage: Sender_put, Group_sync, Group_get (repeated when the message exceeds the area). */
 void bcast_one_stage(Segment &seg, char *buf, size_t bytes, int root);

@@ -6,7 +6,6 @@
 #include "coll/p2p.h"
 #include "coll/shm/poll.h"
 #include "common/error.h"
-#include "common/params.h"
 
 namespace canopy::coll::shm {
 namespace {
@@ -25,18 +24,6 @@ size_t control_bytes(int ranks) {
 }
 
 }  // namespace
-
-SegmentConfig SegmentConfig::from_params() {
-  SegmentConfig c;
-  long long bytes = param_int("coll_shm_buffer_bytes"), buffers = param_int("coll_shm_buffers");
-  if (bytes < 64 || bytes > (1LL << 30) || buffers < 1 || buffers > 4096 || bytes * buffers > (1LL << 31))
-    throw Error(CANOPY_ERR_INVALID_ARG,
-                "coll_shm_buffer_bytes must be 64..2^30 and coll_shm_buffers 1..4096, at most 2 GiB in all");
-  c.buffer_bytes = static_cast<size_t>(bytes);
-  c.buffers = static_cast<int>(buffers);
-  c.spins = static_cast<int>(std::max(0LL, param_int("coll_shm_spins")));
-  return c;
-}
 
 Segment::Segment(MPI_Comm node, const SegmentConfig &config) : config_(config) {
   check_mpi(PMPI_Comm_rank(node, &rank_), "MPI_Comm_rank");

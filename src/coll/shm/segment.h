@@ -31,8 +31,6 @@ struct SegmentConfig {
   size_t buffer_bytes = 8192;
   int buffers = 16;
   int spins = 64;
-  /** From coll_shm_buffer_bytes, coll_shm_buffers and coll_shm_spins; throws Error(INVALID_ARG). */
-  static SegmentConfig from_params();
 };
 
 class Segment {

@@ -1,0 +1,81 @@
+#include "coll/plan/config.h"
+
+#include "common/error.h"
+#include "common/file_io.h"
+#include "common/params.h"
+
+namespace canopy::coll {
+namespace {
+
+long long int_in(const char *param, long long min, long long max) {
+  long long v = param_int(param);
+  if (v < min || v > max)
+    throw Error(CANOPY_ERR_INVALID_ARG, param_env_name(param) + " must be " + std::to_string(min) + ".." +
+                                            std::to_string(max) + ", not " + std::to_string(v));
+  return v;
+}
+
+ShmBcastMode parse_shm_mode(const std::string &mode) {
+  if (mode == "auto") return ShmBcastMode::Auto;
+  if (mode == "one_stage") return ShmBcastMode::OneStage;
+  if (mode == "pipelined") return ShmBcastMode::Pipelined;
+  throw Error(CANOPY_ERR_INVALID_ARG,
+              param_env_name("coll_shm_mode") + ": '" + mode + "' is not auto, one_stage or pipelined");
+}
+
+std::vector<std::vector<Rule>> load_tuning_file(const std::string &path) {
+  nlohmann::json doc = nlohmann::json::parse(read_file(path), nullptr, false);
+  if (doc.is_discarded() || !doc.is_object()) throw Error(CANOPY_ERR_PARSE, path + ": a tuning file is a JSON object");
+  std::vector<std::vector<Rule>> rules;
+  for (Collective c : all_collectives()) rules.push_back(parse_tuning_rules(doc, c, path));
+  return rules;
+}
+
+}  // namespace
+
+CollConfig CollConfig::from_params() {
+  CollConfig c;
+  for (Collective coll : all_collectives()) {
+    std::string param = std::string(collective_name(coll)) + "_algorithm";
+    std::string forced = param_string(param);
+    if (!forced.empty() && !find_algorithm(coll, forced))
+      throw Error(CANOPY_ERR_INVALID_ARG, param_env_name(param) + ": '" + forced + "' is not a " +
+                                              collective_name(coll) + " algorithm (" + algorithm_names(coll) + ")");
+    c.forced.push_back(forced);
+  }
+  c.tuning_file = param_string("coll_tuning_file");
+  if (!c.tuning_file.empty()) c.tuning_rules = load_tuning_file(c.tuning_file);
+
+  c.hostmap = param_string("hostmap");
+  c.node_layout = param_string("coll_node_layout");
+  c.leaders_per_node = static_cast<int>(int_in("coll_leaders_per_node", 0, 1 << 16));
+
+  c.shm_mode = parse_shm_mode(param_string("coll_shm_mode"));
+  c.shm_buffer_bytes = static_cast<size_t>(int_in("coll_shm_buffer_bytes", 64, 1 << 30));
+  c.shm_buffers = static_cast<int>(int_in("coll_shm_buffers", 1, 4096));
+  if (c.shm_buffer_bytes * static_cast<size_t>(c.shm_buffers) > (size_t{1} << 31))
+    throw Error(CANOPY_ERR_INVALID_ARG, "coll_shm_buffer_bytes * coll_shm_buffers must be at most 2 GiB");
+  c.shm_spins = static_cast<int>(int_in("coll_shm_spins", 0, 1 << 30));
+
+  c.bcast_knomial_radix = static_cast<int>(int_in("coll_bcast_knomial_radix", 2, 64));
+  c.bcast_chain_segment_bytes = static_cast<size_t>(int_in("coll_bcast_chain_segment_bytes", 1, 1LL << 31));
+  c.bcast_inter_algorithm = param_string("coll_bcast_inter_algorithm");
+  c.bcast_intra_algorithm = param_string("coll_bcast_intra_algorithm");
+  c.allgather_inter_algorithm = param_string("coll_allgather_inter_algorithm");
+  return c;
+}
+
+Selection CollConfig::select(Collective coll, const SelectionInput &in) const {
+  auto index = static_cast<size_t>(coll);
+  if (index < forced.size() && !forced[index].empty())
+    return {forced[index], "parameter " + std::string(collective_name(coll)) + "_algorithm"};
+  if (index < tuning_rules.size()) {
+    const std::vector<Rule> &rules = tuning_rules[index];
+    for (size_t i = 0; i < rules.size(); ++i)
+      if (rules[i].matches(in))
+        return {rules[i].algorithm, "tuning file " + tuning_file + " rule " + std::to_string(i + 1)};
+  }
+  return select_builtin(coll, in);
+}
+
+}  // namespace canopy::coll

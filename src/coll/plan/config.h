@@ -1,0 +1,48 @@
+// The collectives' parameters, resolved once per communicator when its
+// hierarchy is built (collective calls are hot: no environment lookups, string
+// parsing or file reads on the call path). Pure data without MPI, unit-tested.
+//
+// A communicator keeps the configuration it was built with; a changed
+// environment applies to communicators created afterwards.
+#pragma once
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "coll/plan/selection.h"
+
+namespace canopy::coll {
+
+enum class ShmBcastMode { Auto, OneStage, Pipelined };
+
+struct CollConfig {
+  // Selection: forced algorithm per collective ("" = rules), then the tuning file's rules.
+  std::vector<std::string> forced;            // indexed by Collective
+  std::string tuning_file;
+  std::vector<std::vector<Rule>> tuning_rules;  // indexed by Collective; empty without a file
+
+  // Hierarchy.
+  std::string hostmap, node_layout;
+  int leaders_per_node = 1;
+
+  // Shared-memory layer.
+  ShmBcastMode shm_mode = ShmBcastMode::Auto;
+  size_t shm_buffer_bytes = 8192;
+  int shm_buffers = 16;
+  int shm_spins = 64;
+
+  // Algorithm parameters.
+  int bcast_knomial_radix = 4;
+  size_t bcast_chain_segment_bytes = 65536;
+  std::string bcast_inter_algorithm = "knomial", bcast_intra_algorithm = "shm";
+  std::string allgather_inter_algorithm = "recursive_doubling";
+
+  /** Every coll_* parameter and <coll>_algorithm from the registry, checked; the tuning file is
+      parsed here. Throws Error(INVALID_ARG) naming the parameter, Error(PARSE) for the file. */
+  static CollConfig from_params();
+
+  /** The forced name, else the first matching tuning rule, else the built-in table. */
+  Selection select(Collective coll, const SelectionInput &in) const;
+};
+
+}  // namespace canopy::coll
