@@ -9,6 +9,7 @@
 #include <string>
 
 #include "coll/hierarchy.h"
+#include "coll/plan/catalog.h"
 
 namespace canopy::coll {
 
@@ -32,6 +33,8 @@ struct Implementation {
 const Implementation<BcastFn> *bcast_implementation(const std::string &name);
 const Implementation<AllgatherFn> *allgather_implementation(const std::string &name);
 const Implementation<BarrierFn> *barrier_implementation(const std::string &name);
+/** True when the catalogue name @p name of @p coll has an implementation (checked by the tests). */
+bool has_implementation(Collective coll, const std::string &name);
 
 /** Bcast over a plain communicator by a flat algorithm name (binomial, knomial,
     scatter_rd_allgather, scatter_ring_allgather, chain); used as building block by the

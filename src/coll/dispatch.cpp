@@ -79,6 +79,15 @@ void log_fallback(const char *coll, const std::exception &e) {
 
 }  // namespace
 
+bool has_implementation(Collective coll, const std::string &name) {
+  switch (coll) {
+    case Collective::Bcast: return bcast_implementation(name) != nullptr;
+    case Collective::Allgather: return allgather_implementation(name) != nullptr;
+    case Collective::Barrier: return barrier_implementation(name) != nullptr;
+  }
+  return false;
+}
+
 bool disabled() noexcept {
   static const bool off = [] {
     try {
