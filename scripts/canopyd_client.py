@@ -14,6 +14,7 @@ library only: one request per line, one answer line per request.
 Requests with spaces go in one argument each: ask 'query h0001:h0064' info
 """
 import argparse
+import json
 import os
 import socket
 import sys
@@ -25,21 +26,54 @@ class ConnectionClosed(Exception):
 
 
 class Connection:
-    """One TCP connection to canopyd; ask() sends a request and returns its answer line."""
+    """One TCP connection to canopyd. ask() sends a request and returns its answer line;
+    send()/line() give the raw stream to tests that pipeline or send malformed input."""
 
-    def __init__(self, host, port, timeout=30.0):
-        self.sock = socket.create_connection((host, port), timeout=timeout)
-        self.reader = self.sock.makefile("rb")
+    def __init__(self, host, port, timeout=30.0, rcvbuf=None):
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        if rcvbuf:  # a small receive buffer makes a slow reader (tests)
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+        self.sock.settimeout(timeout)
+        self.sock.connect((host, port))
+        self.buffer = b""
+
+    def send(self, data):
+        self.sock.sendall(data if isinstance(data, bytes) else data.encode())
+
+    def line(self):
+        """The next answer line (str, without '\\n'); None once the server closed the connection."""
+        while b"\n" not in self.buffer:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                return None
+            self.buffer += chunk
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        return line.decode("utf-8", "replace").rstrip("\r")
 
     def ask(self, request):
-        self.sock.sendall(request.encode() + b"\n")
-        line = self.reader.readline()
-        if not line.endswith(b"\n"):
+        self.send(request + "\n")
+        line = self.line()
+        if line is None:
             raise ConnectionClosed(f"the server closed the connection after '{request}'")
-        return line.decode(errors="replace").rstrip("\r\n")
+        return line
+
+    def ask_json(self, request):
+        return json.loads(self.ask(request))
+
+    def at_eof(self):
+        """True if the server closed the connection (after any answers still buffered)."""
+        try:
+            while True:
+                chunk = self.sock.recv(65536)
+                if not chunk:
+                    return True
+                self.buffer += chunk
+        except ConnectionResetError:
+            return True
+        except socket.timeout:
+            return False
 
     def close(self):
-        self.reader.close()
         self.sock.close()
 
 

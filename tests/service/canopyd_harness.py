@@ -1,6 +1,6 @@
 """Shared helpers of the canopyd tests: a dump directory laid out the way
-canopy-collect writes it, a canopyd started on a free port of 127.0.0.1, and a
-line-oriented client. Python 3 standard library only."""
+canopy-collect writes it, a canopyd started on a free port of 127.0.0.1, and the
+protocol client of scripts/canopyd_client.py. Python 3 standard library only."""
 import json
 import os
 import resource
@@ -11,6 +11,9 @@ import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+from canopyd_client import Connection, ConnectionClosed  # noqa: E402,F401  (one protocol client for tests and scripts)
 
 
 def raise_file_limit(wanted):
@@ -71,8 +74,8 @@ class Canopyd:
         with open(self.log_path) as f:
             return f.read()
 
-    def client(self, json_mode=False, timeout=10):
-        c = Client(self.port, timeout)
+    def client(self, json_mode=False, timeout=10, rcvbuf=None):
+        c = Connection("127.0.0.1", self.port, timeout, rcvbuf)
         if json_mode:
             assert c.ask_json("json on")["json"] is True
         return c
@@ -93,58 +96,18 @@ class Canopyd:
         return self.process.returncode
 
 
-class Client:
-    """One connection; answers are read line by line."""
-
-    def __init__(self, port, timeout=10, rcvbuf=None):
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        if rcvbuf:
-            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
-        self.sock.settimeout(timeout)
-        self.sock.connect(("127.0.0.1", port))
-        self.buffer = b""
-
-    def send(self, data):
-        self.sock.sendall(data if isinstance(data, bytes) else data.encode())
-
-    def line(self):
-        """The next answer line (str, without '\\n'); None at EOF."""
-        while b"\n" not in self.buffer:
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                return None
-            self.buffer += chunk
-        line, self.buffer = self.buffer.split(b"\n", 1)
-        return line.decode("utf-8", "replace")
-
-    def ask(self, request):
-        self.send(request + "\n")
-        return self.line()
-
-    def ask_json(self, request):
-        return json.loads(self.ask(request))
-
-    def at_eof(self):
-        """True if the server closed the connection (after any answers still buffered)."""
-        try:
-            while True:
-                chunk = self.sock.recv(65536)
-                if not chunk:
-                    return True
-                self.buffer += chunk
-        except ConnectionResetError:
-            return True
-        except socket.timeout:
-            return False
-
-    def close(self):
-        self.sock.close()
-
-
 def wait_until(condition, timeout=10, step=0.02):
+    """The first true value of condition() within timeout; a connection refused or closed
+    meanwhile counts as not yet."""
+    def attempt():
+        try:
+            return condition()
+        except (ConnectionClosed, OSError):
+            return None
+
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        value = condition()
+        value = attempt()
         if value:
             return value
         time.sleep(step)

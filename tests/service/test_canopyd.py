@@ -16,7 +16,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from canopyd_harness import (Canopyd, Checks, Client, DumpStore, canopy_json, gen_fabric,  # noqa: E402
+from canopyd_harness import (Canopyd, Checks, DumpStore, canopy_json, gen_fabric,  # noqa: E402
                              temp_dir, wait_until)
 
 BIN, SRC = sys.argv[1], sys.argv[2]
@@ -141,7 +141,7 @@ def test_bad_input(d):
 
 
 def test_slow_reader(d):
-    slow = Client(d.port, timeout=30, rcvbuf=4096)
+    slow = d.client(timeout=30, rcvbuf=4096)
     stop = threading.Event()
 
     def flood():
@@ -196,11 +196,11 @@ def test_max_clients():
     wait_until(lambda: clients[0].ask("hops H1 H4") == "hops 3", timeout=10)
     answers = [c.ask("hops H1 H4") for c in clients]
     check("three clients served", answers == ["hops 3"] * 3, answers)
-    extra = Client(d.port)
+    extra = d.client()
     check("the fourth: ERR too many clients, closed", [extra.line(), extra.line()] ==
           ["ERR too many clients (limit 3)", None])
     clients.pop().close()
-    again = wait_until(lambda: Client(d.port).ask("hops H1 H4") == "hops 3", timeout=5)
+    again = wait_until(lambda: d.client().ask("hops H1 H4") == "hops 3", timeout=5)
     check("a slot freed is taken again", again)
     check("max clients: clean exit", d.stop() == 0)
 
