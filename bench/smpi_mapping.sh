@@ -20,7 +20,7 @@ Usage: bench/smpi_mapping.sh [OPTIONS]
   --pattern NAME     halo3d | spmv (default halo3d)
   --dims XxYxZ       rank grid (default: balanced, from smpi_placement.py)
   --bytes N          halo3d face / stencil27 face message size (default 65536)
-  --iters N          timed exchange steps (default 10)
+  --iters N          timed exchange steps (default 5)
   --graph FILE       spmv: SRC DST BYTES edge list (default: 27-point stencil of the grid)
   --placements LIST  comma-separated: identity, random, leaf-blocks, or NAME=MACHINEFILE
                      (default identity,random,leaf-blocks)
@@ -33,7 +33,7 @@ EOF
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(dirname "$HERE")"
-HOSTS=256 LEVELS=2 RADIX="" PPN=1 PATTERN=halo3d DIMS="" BYTES=65536 ITERS=10 GRAPH=""
+HOSTS=256 LEVELS=2 RADIX="" PPN=1 PATTERN=halo3d DIMS="" BYTES=65536 ITERS=5 GRAPH=""
 PLACEMENTS="identity,random,leaf-blocks" LATENCY="" OUT=/tmp/canopy-smpi CANOPY="$ROOT/build/bin/canopy"
 while [ $# -gt 0 ]; do
   case "$1" in
