@@ -31,6 +31,8 @@ def check(name, condition, detail=""):
 
 
 def test_help_and_version():
+    r = canopy("topo", "--help")
+    check("topo --help names --simgrid", "--simgrid" in r.stdout and "--host-speed" in r.stdout, r.stdout)
     for args in (["--help"], ["topo", "--help"], ["route", "--help"], ["query", "--help"], ["info", "--help"]):
         r = canopy(*args)
         check("help " + " ".join(args), r.returncode == 0 and "Usage" in r.stdout, r.stderr)
@@ -136,6 +138,40 @@ def test_svg():
         check("no half-written svg left", sorted(os.listdir(d)) == ["fabric.svg"], os.listdir(d))
 
 
+def test_simgrid():
+    import xml.etree.ElementTree as ET
+    with tempfile.TemporaryDirectory() as d:
+        xml = os.path.join(d, "fabric.xml")
+        r = canopy("topo", DUMP, "--simgrid", xml, "--simgrid-latency", "0.5", "--host-speed", "2", "--host-cores", "4")
+        check("simgrid exit 0", r.returncode == 0 and "simgrid:     " + xml in r.stdout, r.stderr)
+        root = ET.parse(xml).getroot()  # well-formed XML, or this raises
+        check("simgrid DTD version", root.tag == "platform" and root.get("version") == "4.1", root.attrib)
+        hosts = {h.get("id"): h for h in root.iter("host")}
+        check("simgrid hosts", sorted(hosts) == ["H1", "H2", "H3", "H4"], sorted(hosts))
+        check("simgrid host speed and cores", all(h.get("speed") == "2Gf" and h.get("core") == "4"
+                                                   for h in hosts.values()), [h.attrib for h in hosts.values()])
+        check("simgrid routers", len(list(root.iter("router"))) == 2)
+        links = list(root.iter("link"))
+        check("simgrid links at 4xSDR, split duplex, 0.5 us",
+              len(links) == 6 and all((l.get("bandwidth"), l.get("latency"), l.get("sharing_policy")) ==
+                                      ("8Gbps", "0.5us", "SPLITDUPLEX") for l in links), [l.attrib for l in links])
+        pairs = set()
+        for route in root.iter("route"):
+            pairs.add((route.get("src"), route.get("dst")))
+            if route.get("symmetrical") == "YES":
+                pairs.add((route.get("dst"), route.get("src")))
+        check("simgrid: a route for each of the 12 ordered pairs", len(pairs) == 12, sorted(pairs))
+        # H1 -> H4 crosses S1 -> S2 as ibtracert recorded: 3 links.
+        h1h4 = [r for r in root.iter("route") if (r.get("src"), r.get("dst")) == ("H1", "H4")]
+        check("simgrid H1->H4 has 3 links", len(h1h4) == 1 and len(list(h1h4[0].iter("link_ctn"))) == 3)
+        bad = os.path.join(d, "missing-dir", "other.xml")
+        r = canopy("topo", DUMP, "--simgrid", bad)
+        check("simgrid into a missing directory fails cleanly", r.returncode == 1 and "other.xml" in r.stderr, r.stderr)
+        r = canopy("topo", DUMP, "--simgrid", os.path.join(d, "x.xml"), "--host-cores", "0")
+        check("simgrid --host-cores 0 is an error", r.returncode == 1 and "cores" in r.stderr, r.stderr)
+        check("no half-written platform left", sorted(os.listdir(d)) == ["fabric.xml"], os.listdir(d))
+
+
 def test_info():
     r = canopy("info", "--config", "--json", env={"CANOPY_TOPO_HOP_LATENCY_US": "0.3"})
     params = {p["name"]: p for p in json.loads(r.stdout)}
@@ -145,7 +181,7 @@ def test_info():
 
 
 for test in (test_help_and_version, test_summary, test_routes_equal_ibtracert, test_matrix, test_errors,
-             test_service_arguments, test_svg, test_info):
+             test_service_arguments, test_svg, test_simgrid, test_info):
     test()
 print(f"{len(failures)} failed" if failures else "all passed")
 sys.exit(1 if failures else 0)

@@ -1,15 +1,19 @@
-// canopy topo SOURCE: what a topology holds, as text, JSON, DOT or SVG.
+// canopy topo SOURCE: what a topology holds, as text, JSON, DOT or SVG, or as a
+// SimGrid platform for SMPI.
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "cli.h"
 #include "commands.h"
 #include "common/error.h"
+#include "common/params.h"
 #include "common/text.h"
 #include "topo/drawing.h"
 #include "topo/node_topology.h"
 #include "topo/routes.h"
+#include "topo/simgrid_platform.h"
 #include "topo/source.h"
 #include "topo/views.h"
 
@@ -17,7 +21,9 @@ namespace canopy::cli {
 namespace {
 
 struct TopoOptions {
-  std::string source, svg, node;
+  std::string source, svg, node, simgrid;
+  topo::SimgridOptions simgrid_options;
+  std::optional<double> simgrid_latency_us;
   bool json = false, dot = false, formats = false;
   CLI::Option *node_option = nullptr;
 };
@@ -66,6 +72,12 @@ int run_topo(const TopoOptions &o) {
   if (o.source.empty()) throw Error(CANOPY_ERR_INVALID_ARG, "a SOURCE (or --node SPEC) is required (see --help)");
   topo::Topology topo = topo::load_topology(o.source);
   if (!o.svg.empty()) topo::render_svg(topo::fabric_dot(topo), o.svg);
+  topo::SimgridPlatformStats platform;
+  if (!o.simgrid.empty()) {
+    topo::SimgridOptions options = o.simgrid_options;
+    options.link_latency_us = o.simgrid_latency_us.value_or(param_double("topo_hop_latency_us"));
+    platform = topo::write_simgrid_platform(topo, options, o.simgrid);
+  }
   if (o.dot) {
     std::cout << topo::fabric_dot(topo);
   } else if (o.json) {
@@ -73,6 +85,10 @@ int run_topo(const TopoOptions &o) {
   } else {
     print_summary(topo, topo::summarize(topo));
     if (!o.svg.empty()) std::printf("drawing:     %s\n", o.svg.c_str());
+    if (!o.simgrid.empty())
+      std::printf("simgrid:     %s: %zu hosts, %zu routers, %zu links, %zu routes (%zu symmetrical)\n",
+                  o.simgrid.c_str(), platform.hosts, platform.routers, platform.links, platform.routes,
+                  platform.symmetric_routes);
   }
   return 0;
 }
@@ -88,9 +104,19 @@ CommandRunner add_topo_command(CLI::App &app) {
   cmd->add_flag("--dot", o->dot, "Write the fabric drawing as Graphviz DOT on stdout");
   cmd->add_option("--svg", o->svg, "Draw the fabric into this SVG file (needs Graphviz)");
   cmd->add_flag("--formats", o->formats, "List the source formats and exit");
+  cmd->add_option("--simgrid", o->simgrid,
+                  "Write the fabric as a SimGrid platform (hosts, switches, links at their rates, every "
+                  "host pair's real route) into this XML file, for SMPI (docs/simgrid.md)");
+  cmd->add_option("--simgrid-latency", o->simgrid_latency_us,
+                  "Latency of each link (per hop) in the SimGrid platform, microseconds "
+                  "(default: the topo_hop_latency_us parameter, 0.1)");
+  cmd->add_option("--host-speed", o->simgrid_options.host_speed_gflops,
+                  "SimGrid host speed per core, Gflop/s")->capture_default_str();
+  cmd->add_option("--host-cores", o->simgrid_options.host_cores, "SimGrid cores per host")->capture_default_str();
   o->node_option = cmd->add_option("--node", o->node,
                   "Describe a node instead: 'live', an hwloc XML file, or a synthetic string like 'pack:2 core:8 pu:2'");
-  cmd->footer("Example: canopy topo dump/current --svg fabric.svg");
+  cmd->footer("Examples:\n  canopy topo dump/current --svg fabric.svg\n"
+              "  canopy topo dump/current --simgrid fabric.xml && smpirun -platform fabric.xml -hostfile hosts ...");
   return [o] { return run_topo(*o); };
 }
 

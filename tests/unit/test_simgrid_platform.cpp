@@ -1,0 +1,212 @@
+// The SimGrid platform export, read back with a small tag scanner: every host and
+// switch present, every link at the model's rate, every route equal to
+// find_route (forwarding tables hop by hop, per direction), errors leave no file.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <regex>
+
+#include "common/error.h"
+#include "common/file_io.h"
+#include "common/text.h"
+#include "fabric_builder.h"
+#include "loader_test_util.h"
+#include "temp_dir.h"
+#include "topo/loaders/loaders.h"
+#include "topo/routes.h"
+#include "topo/simgrid_platform.h"
+#include "topo/source.h"
+
+using namespace canopy;
+using namespace canopy::topo;
+using canopy::test::TwoLevelFatTree;
+
+namespace {
+
+using Hops = std::vector<std::pair<std::string, std::string>>;  // (link id, UP|DOWN)
+
+struct Platform {
+  std::map<std::string, std::map<std::string, std::string>> hosts, links;
+  std::vector<std::string> routers;
+  std::map<std::pair<std::string, std::string>, Hops> routes;  // both directions of symmetrical ones
+};
+
+std::map<std::string, std::string> attributes(const std::string &text) {
+  std::map<std::string, std::string> out;
+  static const std::regex attr(R"re((\w+)="([^"]*)")re");
+  for (std::sregex_iterator it(text.begin(), text.end(), attr), end; it != end; ++it) out[(*it)[1]] = (*it)[2];
+  return out;
+}
+
+// Our own output is regular (one element per line), so a tag scanner is enough;
+// the CLI test parses it with a real XML parser.
+Platform parse(const std::string &xml) {
+  Platform p;
+  static const std::regex tag(R"re(<(host|router|link|route|link_ctn)\s([^>]*)>)re");
+  Hops *current = nullptr;
+  std::pair<std::string, std::string> pair;
+  bool symmetrical = false;
+  auto close_route = [&] {
+    if (!current || !symmetrical) return;
+    Hops back;
+    for (auto it = current->rbegin(); it != current->rend(); ++it)
+      back.emplace_back(it->first, it->second == "UP" ? "DOWN" : "UP");
+    EXPECT_TRUE(p.routes.emplace(std::make_pair(pair.second, pair.first), back).second) << "duplicate route";
+  };
+  for (std::sregex_iterator it(xml.begin(), xml.end(), tag), end; it != end; ++it) {
+    std::string kind = (*it)[1];
+    auto a = attributes((*it)[2]);
+    if (kind == "host") p.hosts[a["id"]] = a;
+    if (kind == "router") p.routers.push_back(a["id"]);
+    if (kind == "link") p.links[a["id"]] = a;
+    if (kind == "route") {
+      close_route();
+      pair = {a["src"], a["dst"]};
+      symmetrical = a["symmetrical"] == "YES";
+      auto [slot, fresh] = p.routes.emplace(pair, Hops{});
+      EXPECT_TRUE(fresh) << "duplicate route " << pair.first << " -> " << pair.second;
+      current = &slot->second;
+    }
+    if (kind == "link_ctn") current->emplace_back(a["id"], a["direction"]);
+  }
+  close_route();
+  return p;
+}
+
+// What the route must be: each hop's egress cable, UP when leaving from its a end.
+Hops expected(const Topology &topo, int a, int b) {
+  Hops hops;
+  Route route = find_route(topo, a, b);
+  for (size_t i = 0; i + 1 < route.hops.size(); ++i) {
+    const RouteHop &hop = route.hops[i];
+    for (size_t l = 0; l < topo.links().size(); ++l) {
+      const Link &link = topo.links()[l];
+      if (link.node_a == hop.node && link.port_a == hop.out_port) hops.emplace_back("l" + std::to_string(l), "UP");
+      if (link.node_b == hop.node && link.port_b == hop.out_port) hops.emplace_back("l" + std::to_string(l), "DOWN");
+    }
+  }
+  return hops;
+}
+
+double gbps(const std::string &bandwidth) {
+  EXPECT_EQ(bandwidth.substr(bandwidth.size() - 4), "Gbps");
+  return std::stod(bandwidth);
+}
+
+// Every host, router and link, and every ordered host pair's route.
+void expect_faithful(const Topology &topo, const Platform &p) {
+  EXPECT_EQ(p.hosts.size(), topo.hosts().size());
+  for (int h : topo.hosts()) EXPECT_TRUE(p.hosts.count(simgrid_host_id(topo, h))) << topo.node(h).name;
+  EXPECT_EQ(p.routers.size(), topo.switches().size());
+  ASSERT_EQ(p.links.size(), topo.links().size());
+  for (size_t l = 0; l < topo.links().size(); ++l) {
+    auto &link = p.links.at("l" + std::to_string(l));
+    EXPECT_DOUBLE_EQ(gbps(link.at("bandwidth")), topo.links()[l].rate.gbps);
+    EXPECT_EQ(link.at("sharing_policy"), "SPLITDUPLEX");
+  }
+  EXPECT_EQ(p.routes.size(), topo.hosts().size() * (topo.hosts().size() - 1));
+  for (int a : topo.hosts())
+    for (int b : topo.hosts()) {
+      if (a == b) continue;
+      auto it = p.routes.find({simgrid_host_id(topo, a), simgrid_host_id(topo, b)});
+      ASSERT_NE(it, p.routes.end()) << topo.node(a).name << " -> " << topo.node(b).name;
+      EXPECT_EQ(it->second, expected(topo, a, b)) << topo.node(a).name << " -> " << topo.node(b).name;
+    }
+}
+
+}  // namespace
+
+TEST(SimgridPlatform, ShortestPathFabricWithMixedRates) {
+  TwoLevelFatTree f;
+  f.link(f.leaf1, 5, f.spine_a, 3, ib_rate(4, LinkSpeed::DDR));  // a second, slower cable
+  f.topo.finalize();
+  SimgridOptions options;
+  options.link_latency_us = 0.25;
+  options.host_speed_gflops = 2.5;
+  options.host_cores = 16;
+  std::string xml = simgrid_platform_xml(f.topo, options);
+  Platform p = parse(xml);
+  expect_faithful(f.topo, p);
+  EXPECT_EQ(p.hosts.at("h1").at("speed"), "2.5Gf");
+  EXPECT_EQ(p.hosts.at("h1").at("core"), "16");
+  EXPECT_EQ(p.links.at("l0").at("latency"), "0.25us");
+  EXPECT_DOUBLE_EQ(gbps(p.links.at("l8").at("bandwidth")), 16.0);  // 4xDDR
+  EXPECT_NE(xml.find("<zone id=\"fabric\" routing=\"Full\">"), std::string::npos);
+  EXPECT_EQ(xml.find("--"), std::string::npos);  // nothing a strict XML parser rejects in comments
+}
+
+TEST(SimgridPlatform, ForwardingTablesAreFollowedPerDirection) {
+  TwoLevelFatTree f;
+  f.route_all_through_spine_b();
+  Platform p = parse(simgrid_platform_xml(f.topo, {}));
+  expect_faithful(f.topo, p);
+  // h1 -> h3 climbs leaf1 -> spineB (leaf1 port 4 is the a end: UP) and descends to leaf2 (DOWN).
+  const Hops &up = p.routes.at({"h1", "h3"});
+  ASSERT_EQ(up.size(), 4u);
+  EXPECT_EQ(up[1].second, "UP");
+  EXPECT_EQ(up[2].second, "DOWN");
+}
+
+TEST(SimgridPlatform, RecordedIbsimFabricWithRealForwardingTables) {
+  Topology topo = load_topology(test::data_path("cli/two-switch-dump"));
+  ASSERT_TRUE(topo.has_forwarding_tables());
+  std::string xml = simgrid_platform_xml(topo, {});
+  EXPECT_NE(xml.find("<prop id=\"canopy_routes\" value=\"lft\"/>"), std::string::npos);
+  expect_faithful(topo, parse(xml));
+}
+
+TEST(SimgridPlatform, TorusRoutesAreDimensionOrder) {
+  Topology topo = load_torus(test::read_data("torus/mixed3d.torus"), "mixed3d.torus");
+  expect_faithful(topo, parse(simgrid_platform_xml(topo, {})));
+}
+
+TEST(SimgridPlatform, SharedHostNamesGetTheirGuid) {
+  test::FabricBuilder b;
+  int sw = b.add_switch("sw");
+  int first = b.add_host("node1", sw, 1), second = b.add_host("node1", sw, 2);
+  b.topo.finalize();
+  EXPECT_EQ(simgrid_host_id(b.topo, first), "node1");
+  EXPECT_EQ(simgrid_host_id(b.topo, second), "node1@" + guid_string(b.topo.node(second).guid));
+  expect_faithful(b.topo, parse(simgrid_platform_xml(b.topo, {})));
+}
+
+TEST(SimgridPlatform, ForwardingHoleIsAnErrorAndLeavesNoFile) {
+  TwoLevelFatTree f;
+  f.route_all_through_spine_b();
+  f.forward(f.spine_b, f.h3, Topology::kNoPort);  // hole on the way to h3
+  f.topo.finalize();
+  test::TempDir dir;
+  try {
+    write_simgrid_platform(f.topo, {}, dir / "fabric.xml");
+    FAIL() << "a hole must fail the export";
+  } catch (const Error &e) {
+    EXPECT_EQ(e.status(), CANOPY_ERR_ROUTE);
+    EXPECT_NE(std::string(e.what()).find("hole"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
+}
+
+TEST(SimgridPlatform, BadOptionsAndUnknownRates) {
+  TwoLevelFatTree f;
+  SimgridOptions bad;
+  bad.host_cores = 0;
+  EXPECT_THROW(simgrid_platform_xml(f.topo, bad), Error);
+  bad = {};
+  bad.host_speed_gflops = 0;
+  EXPECT_THROW(simgrid_platform_xml(f.topo, bad), Error);
+  bad = {};
+  bad.link_latency_us = -1;
+  EXPECT_THROW(simgrid_platform_xml(f.topo, bad), Error);
+  test::FabricBuilder b;
+  int sw = b.add_switch("sw");
+  b.add_host("a", sw, 1, plain_rate(0));
+  b.add_host("b", sw, 2);
+  b.topo.finalize();
+  try {
+    simgrid_platform_xml(b.topo, {});
+    FAIL() << "a link without a rate must fail";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("no known rate"), std::string::npos) << e.what();
+  }
+}
