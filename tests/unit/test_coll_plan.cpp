@@ -55,14 +55,17 @@ TEST(CollSelection, BuiltInRulesFollowTheHierarchy) {
   EXPECT_EQ(select(Collective::Barrier, {8, 8, 1, 0}).algorithm, "dissemination");
 }
 
-// Reductions: shm in one node, two_level over nodes of several ranks, else by size at 2 KiB.
+// Reductions: shm in one node up to 64 KiB, two_level over nodes of several ranks, else by
+// size at 2 KiB.
 TEST(CollSelection, ReductionRulesFollowHierarchyAndSize) {
-  EXPECT_EQ(select(Collective::Allreduce, {8, 1, 8, 1 << 20}).algorithm, "shm");
+  EXPECT_EQ(select(Collective::Allreduce, {8, 1, 8, 65535}).algorithm, "shm");
+  EXPECT_EQ(select(Collective::Allreduce, {8, 1, 8, 65536}).algorithm, "reduce_scatter_allgather");
   EXPECT_EQ(select(Collective::Allreduce, {8, 2, 4, 8}).algorithm, "two_level");
   EXPECT_EQ(select(Collective::Allreduce, {8, 8, 1, 2047}).algorithm, "recursive_doubling");
   EXPECT_EQ(select(Collective::Allreduce, {8, 8, 1, 2048}).algorithm, "reduce_scatter_allgather");
   EXPECT_EQ(select(Collective::Reduce, {1, 1, 1, 100}).algorithm, "binomial");
   EXPECT_EQ(select(Collective::Reduce, {6, 1, 6, 100}).algorithm, "shm");
+  EXPECT_EQ(select(Collective::Reduce, {6, 1, 6, 1 << 20}).algorithm, "reduce_scatter_gather");
   EXPECT_EQ(select(Collective::Reduce, {6, 3, 2, 1 << 20}).algorithm, "two_level");
   EXPECT_EQ(select(Collective::Reduce, {6, 6, 1, 8}).algorithm, "binomial");
   EXPECT_EQ(select(Collective::Reduce, {6, 6, 1, 1 << 20}).algorithm, "reduce_scatter_gather");
