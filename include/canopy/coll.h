@@ -9,8 +9,9 @@
  *
  * Each call picks an algorithm by the selection rules (docs/collectives.md):
  * CANOPY_<COLL>_ALGORITHM, then the tuning file, then the built-in table. They
- * fall back to PMPI_* for inter-communicators, non-contiguous datatypes and
- * messages over 2 GiB. Not thread-safe: call them from one thread per process
+ * fall back to PMPI_* for inter-communicators, non-contiguous datatypes,
+ * messages over 2 GiB, and reductions Canopy does not combine itself
+ * (user-defined operations, types other than the C basic types). Not thread-safe: call them from one thread per process
  * (as MPI_THREAD_FUNNELED or SERIALIZED programs do).
  */
 #ifndef CANOPY_COLL_H
