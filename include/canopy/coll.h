@@ -9,8 +9,9 @@
  *
  * Each call picks an algorithm by the selection rules (docs/collectives.md):
  * CANOPY_<COLL>_ALGORITHM, then the tuning file, then the built-in table. They
- * fall back to PMPI_* for inter-communicators, non-contiguous datatypes and
- * messages over 2 GiB. Not thread-safe: call them from one thread per process
+ * fall back to PMPI_* for inter-communicators, non-contiguous datatypes,
+ * messages over 2 GiB, and reductions Canopy does not combine itself
+ * (user-defined operations, types other than the C basic types). Not thread-safe: call them from one thread per process
  * (as MPI_THREAD_FUNNELED or SERIALIZED programs do).
  */
 #ifndef CANOPY_COLL_H
@@ -31,6 +32,13 @@ CANOPY_API int canopy_allgather(const void *sendbuf, int sendcount, MPI_Datatype
                                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 /** MPI_Barrier. */
 CANOPY_API int canopy_barrier(MPI_Comm comm);
+/** MPI_Reduce, MPI_IN_PLACE at the root included. Predefined operations on the C basic
+    types run in Canopy; user-defined operations and other types fall back to PMPI_Reduce. */
+CANOPY_API int canopy_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                             int root, MPI_Comm comm);
+/** MPI_Allreduce, MPI_IN_PLACE included; the same operations and fall-backs as canopy_reduce. */
+CANOPY_API int canopy_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                                MPI_Comm comm);
 
 #ifdef __cplusplus
 }

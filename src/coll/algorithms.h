@@ -1,5 +1,5 @@
 // The implementations behind the catalogue's names, one file per collective
-// family (bcast.cpp, allgather.cpp, barrier.cpp). Every algorithm works on
+// family (bcast.cpp, allgather.cpp, barrier.cpp, reduce.cpp). Every algorithm works on
 // bytes: the entry points have already checked that the datatypes are
 // contiguous, so count * size bytes describe the data exactly.
 #pragma once
@@ -9,6 +9,7 @@
 #include <string>
 
 #include "coll/hierarchy.h"
+#include "coll/ops/reduce_ops.h"
 #include "coll/plan/catalog.h"
 
 namespace canopy::coll {
@@ -18,6 +19,11 @@ using BcastFn = void (*)(Hierarchy &h, char *buf, size_t bytes, int root);
 /** allgather: @p recv holds this rank's block at rank * block on entry (already placed). */
 using AllgatherFn = void (*)(Hierarchy &h, char *recv, size_t block);
 using BarrierFn = void (*)(Hierarchy &h);
+/** reduce: @p buf holds this rank's @p bytes (whole elements of @p op) on entry, their
+    reduction over all ranks at @p root on return (scratch elsewhere). */
+using ReduceFn = void (*)(Hierarchy &h, char *buf, size_t bytes, const Reduction &op, int root);
+/** allreduce: the same with the result on every rank, bit-identical everywhere. */
+using AllreduceFn = void (*)(Hierarchy &h, char *buf, size_t bytes, const Reduction &op);
 
 /** Why an algorithm cannot run on this hierarchy ("" if it can). */
 using ApplicableFn = std::string (*)(const Hierarchy &h);
@@ -33,6 +39,8 @@ struct Implementation {
 const Implementation<BcastFn> *bcast_implementation(const std::string &name);
 const Implementation<AllgatherFn> *allgather_implementation(const std::string &name);
 const Implementation<BarrierFn> *barrier_implementation(const std::string &name);
+const Implementation<ReduceFn> *reduce_implementation(const std::string &name);
+const Implementation<AllreduceFn> *allreduce_implementation(const std::string &name);
 /** True when the catalogue name @p name of @p coll has an implementation (checked by the tests). */
 bool has_implementation(Collective coll, const std::string &name);
 

@@ -12,14 +12,6 @@ namespace {
 
 constexpr int kTagTree = 201, kTagChain = 202;
 
-struct CommInfo {
-  int rank, size;
-  explicit CommInfo(MPI_Comm comm) {
-    check_mpi(PMPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
-    check_mpi(PMPI_Comm_size(comm, &size), "MPI_Comm_size");
-  }
-};
-
 // k-nomial tree: in round j (mask = k^j) virtual ranks below mask send to v + i*mask, i < k.
 void knomial(MPI_Comm comm, char *buf, size_t bytes, int root, int radix) {
   CommInfo c(comm);

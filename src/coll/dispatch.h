@@ -1,7 +1,8 @@
 // The entry points behind canopy_bcast() & co. and libcanopy-mpi.so's MPI_*:
 // argument checks, hierarchy, algorithm selection, and the fall-back to PMPI_*
 // for what Canopy does not handle (inter-communicators, non-contiguous
-// datatypes, messages over 2 GiB, invalid arguments so that MPI reports them).
+// datatypes, messages over 2 GiB, user-defined reduction operations, invalid
+// arguments so that MPI reports them).
 // They return MPI error codes and never throw.
 //
 // Whether a call falls back is decided from the local arguments only, so every
@@ -18,6 +19,12 @@ int bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm, cons
 int allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
               MPI_Datatype recvtype, MPI_Comm comm, const char *algorithm = nullptr) noexcept;
 int barrier(MPI_Comm comm, const char *algorithm = nullptr) noexcept;
+/** MPI_Reduce / MPI_Allreduce: predefined operations on the C basic types run in Canopy;
+    user-defined operations and other types go to PMPI (mpi_reduction.h). */
+int reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm,
+           const char *algorithm = nullptr) noexcept;
+int allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+              const char *algorithm = nullptr) noexcept;
 
 /** CANOPY_DISABLE=1: libcanopy-mpi.so passes everything to PMPI (read once per process). */
 bool disabled() noexcept;

@@ -18,12 +18,6 @@ int count_of(size_t bytes) {
   return static_cast<int>(bytes);
 }
 
-int floor_pow2(int p) {
-  int pof2 = 1;
-  while (pof2 * 2 <= p) pof2 *= 2;
-  return pof2;
-}
-
 // Exchanges blocks [send_lo, send_hi) for [recv_lo, recv_hi) with one partner.
 void exchange_span(char *buf, const Blocks &b, int partner, int send_lo, int send_hi, int recv_lo, int recv_hi,
                    int tag, MPI_Comm comm) {
@@ -39,6 +33,12 @@ void check_mpi(int rc, const char *what) {
   int len = 0;
   if (PMPI_Error_string(rc, text, &len) != MPI_SUCCESS) len = 0;
   throw Error(CANOPY_ERR_INTERNAL, std::string(what) + " failed: " + std::string(text, static_cast<size_t>(len)));
+}
+
+int floor_pow2(int p) {
+  int pof2 = 1;
+  while (pof2 * 2 <= p) pof2 *= 2;
+  return pof2;
 }
 
 void send_bytes(const void *buf, size_t bytes, int dest, int tag, MPI_Comm comm) {

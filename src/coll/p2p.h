@@ -14,6 +14,18 @@ namespace canopy::coll {
 /** Throws Error(INTERNAL) naming @p what and MPI's message when @p rc is not MPI_SUCCESS. */
 void check_mpi(int rc, const char *what);
 
+/** This process's rank in @p comm and its size. */
+struct CommInfo {
+  int rank, size;
+  explicit CommInfo(MPI_Comm comm) {
+    check_mpi(PMPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+    check_mpi(PMPI_Comm_size(comm, &size), "MPI_Comm_size");
+  }
+};
+
+/** The largest power of two <= @p p (p >= 1). */
+int floor_pow2(int p);
+
 void send_bytes(const void *buf, size_t bytes, int dest, int tag, MPI_Comm comm);
 void recv_bytes(void *buf, size_t bytes, int source, int tag, MPI_Comm comm);
 void sendrecv_bytes(const void *sendbuf, size_t send, int dest, void *recvbuf, size_t recv, int source, int tag,

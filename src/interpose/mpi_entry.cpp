@@ -23,3 +23,15 @@ CANOPY_MPI_EXPORT int MPI_Barrier(MPI_Comm comm) {
   if (canopy::coll::disabled()) return PMPI_Barrier(comm);
   return canopy::coll::barrier(comm);
 }
+
+CANOPY_MPI_EXPORT int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                                 int root, MPI_Comm comm) {
+  if (canopy::coll::disabled()) return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+  return canopy::coll::reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+}
+
+CANOPY_MPI_EXPORT int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                                    MPI_Comm comm) {
+  if (canopy::coll::disabled()) return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+  return canopy::coll::allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+}

@@ -1,5 +1,5 @@
-/* An ordinary MPI program, built without Canopy: bcast, allgather (also in place)
-   and barrier on MPI_COMM_WORLD and a split communicator. World rank 0 prints its
+/* An ordinary MPI program, built without Canopy: bcast, allgather (also in place),
+   reduce, allreduce (also in place) and barrier on MPI_COMM_WORLD and a split communicator. World rank 0 prints its
    checksums as it goes, and at the end every rank's running checksum (MPI_Gather). 
    preload_app.sh runs it with and without LD_PRELOAD=libcanopy-mpi.so. */
 #include <mpi.h>
@@ -19,6 +19,26 @@ static void report(const char *label, const char *what, int n, int root, unsigne
   if (world_rank == 0) printf("%s %s n=%d root=%d sum=%lu\n", label, what, n, root, sum);
 }
 
+/* A solver's dot product (every rank needs it), an element-wise maximum gathered on two
+   roots, and an in-place element-wise minimum. */
+static void reductions(MPI_Comm comm, const char *label, int n, int *data, int *result) {
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  double local = 0, dot = 0;
+  for (int i = 0; i < n; ++i) local += (double)(rank + 1) * (double)(i % 7);
+  MPI_Allreduce(&local, &dot, 1, MPI_DOUBLE, MPI_SUM, comm);
+  report(label, "allreduce dot", n, -1, (unsigned long)dot);
+  for (int root = 0; root < size; root += size - 1 > 0 ? size - 1 : 1) {
+    for (int i = 0; i < n; ++i) data[i] = rank * 3 - i % 11;
+    MPI_Reduce(data, result, n, MPI_INT, MPI_MAX, root, comm);
+    report(label, "reduce max", n, root, rank == root ? checksum(result, n) : 0);
+  }
+  for (int i = 0; i < n; ++i) result[i] = (rank * 5 + i) % 9;
+  MPI_Allreduce(MPI_IN_PLACE, result, n, MPI_INT, MPI_MIN, comm);
+  report(label, "allreduce min in place", n, -1, checksum(result, n));
+}
+
 static void round_trip(MPI_Comm comm, const char *label, int n) {
   int rank, size;
   MPI_Comm_rank(comm, &rank);
@@ -35,6 +55,7 @@ static void round_trip(MPI_Comm comm, const char *label, int n) {
   for (int i = 0; i < n; ++i) all[rank * n + i] = rank * 3 + i;
   MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all, n, MPI_INT, comm);
   report(label, "allgather in place", n, -1, checksum(all, n * size));
+  reductions(comm, label, n, data, all);
   MPI_Barrier(comm);
   free(data);
   free(all);

@@ -55,6 +55,52 @@ TEST(CollSelection, BuiltInRulesFollowTheHierarchy) {
   EXPECT_EQ(select(Collective::Barrier, {8, 8, 1, 0}).algorithm, "dissemination");
 }
 
+// Reductions: shm in one node up to 64 KiB, two_level over nodes of several ranks, else by
+// size at 2 KiB.
+TEST(CollSelection, ReductionRulesFollowHierarchyAndSize) {
+  EXPECT_EQ(select(Collective::Allreduce, {8, 1, 8, 65535}).algorithm, "shm");
+  EXPECT_EQ(select(Collective::Allreduce, {8, 1, 8, 65536}).algorithm, "reduce_scatter_allgather");
+  EXPECT_EQ(select(Collective::Allreduce, {8, 2, 4, 8}).algorithm, "two_level");
+  EXPECT_EQ(select(Collective::Allreduce, {8, 8, 1, 2047}).algorithm, "recursive_doubling");
+  EXPECT_EQ(select(Collective::Allreduce, {8, 8, 1, 2048}).algorithm, "reduce_scatter_allgather");
+  EXPECT_EQ(select(Collective::Reduce, {1, 1, 1, 100}).algorithm, "binomial");
+  EXPECT_EQ(select(Collective::Reduce, {6, 1, 6, 100}).algorithm, "shm");
+  EXPECT_EQ(select(Collective::Reduce, {6, 1, 6, 1 << 20}).algorithm, "reduce_scatter_gather");
+  EXPECT_EQ(select(Collective::Reduce, {6, 3, 2, 1 << 20}).algorithm, "two_level");
+  EXPECT_EQ(select(Collective::Reduce, {6, 6, 1, 8}).algorithm, "binomial");
+  EXPECT_EQ(select(Collective::Reduce, {6, 6, 1, 1 << 20}).algorithm, "reduce_scatter_gather");
+  for (Collective c : {Collective::Reduce, Collective::Allreduce})
+    for (const Rule &rule : builtin_rules(c)) EXPECT_NE(find_algorithm(c, rule.algorithm), nullptr) << rule.algorithm;
+}
+
+TEST(CollSelection, ReductionOverridesAndTuningRules) {
+  {
+    EnvGuard env("CANOPY_ALLREDUCE_ALGORITHM", "ring");
+    EXPECT_EQ(select(Collective::Allreduce, {8, 1, 8, 100}).algorithm, "ring");
+    EXPECT_EQ(select(Collective::Reduce, {8, 1, 8, 100}).algorithm, "shm");
+  }
+  {
+    EnvGuard env("CANOPY_REDUCE_ALGORITHM", "ring");  // a name of Allreduce only
+    EXPECT_NE(config_error().find("binomial, reduce_scatter_gather, shm, two_level"), std::string::npos)
+        << config_error();
+  }
+  std::string path = ::testing::TempDir() + "canopy_reduce_tuning.json";
+  write_file_atomic(path, R"({"reduce": [{"bytes": [0, 64], "algorithm": "reduce_scatter_gather"}],
+                              "allreduce": [{"nodes": [2, null], "algorithm": "ring"}]})");
+  EnvGuard env("CANOPY_COLL_TUNING_FILE", path.c_str());
+  EXPECT_EQ(select(Collective::Reduce, {8, 2, 4, 64}).algorithm, "reduce_scatter_gather");
+  EXPECT_EQ(select(Collective::Reduce, {8, 2, 4, 65}).algorithm, "two_level");
+  EXPECT_EQ(select(Collective::Allreduce, {8, 2, 4, 8}).algorithm, "ring");
+}
+
+TEST(CollConfig, ReductionInterAlgorithmsAreResolved) {
+  CollConfig defaults = CollConfig::from_params();
+  EXPECT_EQ(defaults.reduce_inter_algorithm, "binomial");
+  EXPECT_EQ(defaults.allreduce_inter_algorithm, "recursive_doubling");
+  EnvGuard env("CANOPY_COLL_ALLREDUCE_INTER_ALGORITHM", "ring");
+  EXPECT_EQ(CollConfig::from_params().allreduce_inter_algorithm, "ring");
+}
+
 TEST(CollSelection, EnvironmentOverrideWinsAndIsChecked) {
   {
     EnvGuard env("CANOPY_BCAST_ALGORITHM", "chain");

@@ -16,4 +16,13 @@ int canopy_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
 
 int canopy_barrier(MPI_Comm comm) { return canopy::coll::barrier(comm); }
 
+int canopy_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                  MPI_Comm comm) {
+  return canopy::coll::reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+}
+
+int canopy_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return canopy::coll::allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+}
+
 }  // extern "C"

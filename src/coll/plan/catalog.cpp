@@ -21,6 +21,21 @@ const std::vector<AlgorithmInfo> kCatalog = {
     {Collective::Barrier, "dissemination", "ceil(log p) rounds of zero-byte messages at distance 2^k", {}},
     {Collective::Barrier, "shm", "shared-memory Group_sync in each node, dissemination between node leaders, Group_sync",
      {"coll_shm_spins"}},
+    {Collective::Reduce, "binomial", "binomial tree towards the root, combining at every inner node (log p steps, whole message)", {}},
+    {Collective::Reduce, "reduce_scatter_gather",
+     "Rabenseifner: recursive-halving reduce-scatter, binomial gather to the root; extra ranks beyond 2^k fold in", {}},
+    {Collective::Reduce, "shm", "one node only: each rank combines a slice of everybody's data in shared memory, root reads",
+     {"coll_shm_buffer_bytes", "coll_shm_buffers", "coll_shm_spins"}},
+    {Collective::Reduce, "two_level", "shared-memory reduction in each node, reduce between node leaders, hop to the root",
+     {"coll_reduce_inter_algorithm", "coll_shm_buffer_bytes", "coll_shm_buffers"}},
+    {Collective::Allreduce, "recursive_doubling", "log p exchanges of the whole message; extra ranks beyond 2^k fold in", {}},
+    {Collective::Allreduce, "reduce_scatter_allgather",
+     "Rabenseifner: recursive-halving reduce-scatter, recursive-doubling allgather; extra ranks fold in", {}},
+    {Collective::Allreduce, "ring", "ring reduce-scatter, then ring allgather: 2(p-1) steps of 1/p of the message", {}},
+    {Collective::Allreduce, "shm", "one node only: each rank combines a slice of everybody's data in shared memory, all read",
+     {"coll_shm_buffer_bytes", "coll_shm_buffers", "coll_shm_spins"}},
+    {Collective::Allreduce, "two_level", "shared-memory reduction in each node, allreduce between node leaders, node Bcast",
+     {"coll_allreduce_inter_algorithm", "coll_bcast_intra_algorithm", "coll_shm_buffer_bytes", "coll_shm_buffers"}},
 };
 
 }  // namespace
@@ -30,12 +45,16 @@ const char *collective_name(Collective coll) {
     case Collective::Bcast: return "bcast";
     case Collective::Allgather: return "allgather";
     case Collective::Barrier: return "barrier";
+    case Collective::Reduce: return "reduce";
+    case Collective::Allreduce: return "allreduce";
   }
   return "?";
 }
 
 const std::vector<Collective> &all_collectives() {
-  static const std::vector<Collective> all = {Collective::Bcast, Collective::Allgather, Collective::Barrier};
+  // In enum order: CollConfig indexes its per-collective lists by the enum value.
+  static const std::vector<Collective> all = {Collective::Bcast, Collective::Allgather, Collective::Barrier,
+                                              Collective::Reduce, Collective::Allreduce};
   return all;
 }
 

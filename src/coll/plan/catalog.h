@@ -8,9 +8,9 @@
 
 namespace canopy::coll {
 
-enum class Collective { Bcast, Allgather, Barrier };
+enum class Collective { Bcast, Allgather, Barrier, Reduce, Allreduce };
 
-const char *collective_name(Collective coll);  // "bcast", "allgather", "barrier"
+const char *collective_name(Collective coll);  // "bcast", "allgather", "barrier", "reduce", "allreduce"
 const std::vector<Collective> &all_collectives();
 
 struct AlgorithmInfo {

@@ -62,6 +62,8 @@ CollConfig CollConfig::from_params() {
   c.bcast_inter_algorithm = param_string("coll_bcast_inter_algorithm");
   c.bcast_intra_algorithm = param_string("coll_bcast_intra_algorithm");
   c.allgather_inter_algorithm = param_string("coll_allgather_inter_algorithm");
+  c.reduce_inter_algorithm = param_string("coll_reduce_inter_algorithm");
+  c.allreduce_inter_algorithm = param_string("coll_allreduce_inter_algorithm");
   return c;
 }
 

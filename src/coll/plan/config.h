@@ -36,6 +36,7 @@ struct CollConfig {
   size_t bcast_chain_segment_bytes = 65536;
   std::string bcast_inter_algorithm = "knomial", bcast_intra_algorithm = "shm";
   std::string allgather_inter_algorithm = "recursive_doubling";
+  std::string reduce_inter_algorithm = "binomial", allreduce_inter_algorithm = "recursive_doubling";
 
   /** Every coll_* parameter and <coll>_algorithm from the registry, checked; the tuning file is
       parsed here. Throws Error(INVALID_ARG) naming the parameter, Error(PARSE) for the file. */

@@ -29,6 +29,25 @@ const std::vector<Rule> kBarrierRules = {
     {{}, {}, {2, kAny}, {}, "shm"},
     {{}, {}, {}, {}, "dissemination"},
 };
+// Reductions: shared memory inside a node up to 64 KiB (above, the staged shared-memory
+// reduction needs two Group_syncs per area-full, and Rabenseifner over MPI's own transport
+// won in a 4-rank run on 2 cores), hierarchical when nodes hold several ranks, else by size
+// as in MPICH (2 KiB): a whole-message tree or recursive doubling for latency, Rabenseifner's
+// reduce-scatter + gather/allgather for bandwidth.
+const std::vector<Rule> kReduceRules = {
+    {{1, 1}, {}, {}, {}, "binomial"},
+    {{}, {1, 1}, {}, {0, 65535}, "shm"},
+    {{}, {2, kAny}, {2, kAny}, {}, "two_level"},
+    {{}, {}, {}, {0, 2047}, "binomial"},
+    {{}, {}, {}, {}, "reduce_scatter_gather"},
+};
+const std::vector<Rule> kAllreduceRules = {
+    {{1, 1}, {}, {}, {}, "recursive_doubling"},
+    {{}, {1, 1}, {}, {0, 65535}, "shm"},
+    {{}, {2, kAny}, {2, kAny}, {}, "two_level"},
+    {{}, {}, {}, {0, 2047}, "recursive_doubling"},
+    {{}, {}, {}, {}, "reduce_scatter_allgather"},
+};
 
 Range parse_range(const nlohmann::json &value, const std::string &where) {
   if (!value.is_array() || value.size() != 2 || !value[0].is_number_integer() ||
@@ -68,6 +87,8 @@ const std::vector<Rule> &builtin_rules(Collective coll) {
     case Collective::Bcast: return kBcastRules;
     case Collective::Allgather: return kAllgatherRules;
     case Collective::Barrier: break;
+    case Collective::Reduce: return kReduceRules;
+    case Collective::Allreduce: return kAllreduceRules;
   }
   return kBarrierRules;
 }

@@ -1,6 +1,7 @@
 #include "coll/shm/node_collectives.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "coll/shm/primitives.h"
 #include "common/error.h"
@@ -56,6 +57,44 @@ void gather(Segment &seg, const char *send, size_t block, char *recv, int root) 
     if (reads)
       for (int j = 0; j < seg.size(); ++j)
         receiver_get(seg.area() + static_cast<size_t>(j) * part, recv + static_cast<size_t>(j) * block + off, len);
+    stage.finish(seg);
+  }
+}
+
+namespace {
+
+// Rank r combines element slice r of every rank's part into part 0, ranks in node order, so
+// each element has one fixed combination order whoever reads it.
+void combine_my_slice(Segment &seg, size_t part, size_t len, const Reduction &op) {
+  size_t elems = len / op.elem_bytes, ranks = static_cast<size_t>(seg.size());
+  size_t each = (elems + ranks - 1) / ranks, first = std::min(elems, static_cast<size_t>(seg.rank()) * each);
+  size_t off = first * op.elem_bytes, bytes = std::min(each, elems - first) * op.elem_bytes;
+  char *acc = seg.area() + off;
+  for (size_t j = 1; j < ranks; ++j) op.apply(acc, acc, seg.area() + j * part + off, bytes);
+}
+
+}  // namespace
+
+void reduce(Segment &seg, const char *send, char *recv, size_t bytes, const Reduction &op, int root) {
+  if (bytes == 0) return;
+  bool reads = root < 0 || seg.rank() == root;
+  if (seg.size() == 1) {
+    if (reads && recv != send) std::memcpy(recv, send, bytes);
+    return;
+  }
+  size_t part = seg.capacity() / static_cast<size_t>(seg.size()) / op.elem_bytes * op.elem_bytes;
+  if (part == 0) throw Error(CANOPY_ERR_INVALID_ARG, "shared-memory area smaller than one element per rank");
+  for (size_t off = 0; off < bytes; off += part) {
+    size_t len = std::min(part, bytes - off);
+    Stage stage(seg);
+    group_seg_put(seg, stage, part, send + off, len);
+    group_sync(seg);
+    combine_my_slice(seg, part, len, op);
+    group_sync(seg);
+    if (root < 0)
+      group_get(seg, recv + off, len);
+    else if (reads)
+      receiver_get(seg.area(), recv + off, len);
     stage.finish(seg);
   }
 }

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <string>
 
+#include "coll/ops/reduce_ops.h"
 #include "coll/plan/config.h"
 #include "coll/shm/segment.h"
 
@@ -23,5 +24,16 @@ void bcast(Segment &seg, char *buf, size_t bytes, int root, BcastMode mode);
     (root) or Group_get (all), in as many stages as the area needs. */
 void gather(Segment &seg, const char *send, size_t block, char *recv, int root);
 inline void allgather(Segment &seg, const char *send, size_t block, char *recv) { gather(seg, send, block, recv, -1); }
+
+/** Every rank contributes @p bytes at @p send; rank @p root (or every rank when root < 0)
+    receives their reduction into @p recv (which may be @p send). Per stage: Group_seg_put
+    of a chunk, Group_sync, every rank combines its own slice of everybody's chunk in place
+    (disjoint slices, in parallel, ranks in node order), Group_sync, then Receiver_get
+    (root) or Group_get (all). Throws Error(INVALID_ARG) before any traffic when the area
+    holds less than one element per rank. */
+void reduce(Segment &seg, const char *send, char *recv, size_t bytes, const Reduction &op, int root);
+inline void allreduce(Segment &seg, const char *send, char *recv, size_t bytes, const Reduction &op) {
+  reduce(seg, send, recv, bytes, op, -1);
+}
 
 }  // namespace canopy::coll::shm
