@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "coll/algorithms.h"
+#include "coll/allgather.h"
 #include "coll/p2p.h"
 #include "coll/shm/node_collectives.h"
 #include "common/error.h"
@@ -36,12 +37,6 @@ void allgather_bruck(Hierarchy &h, char *recv, size_t block) {
     std::memcpy(recv + static_cast<size_t>((r + i) % p) * block, tmp.data() + static_cast<size_t>(i) * block, block);
 }
 
-BlockAllgatherFn inter_leader_allgather(const std::string &name) {
-  if (name == "recursive_doubling") return allgather_blocks_rd;
-  if (name == "ring") return allgather_blocks_ring;
-  throw Error(CANOPY_ERR_INVALID_ARG, param_env_name("coll_allgather_inter_algorithm") + ": '" + name + "' is not recursive_doubling or ring");
-}
-
 // Single leader per node (multi-leader paper, section 3.2): shared-memory gather on the
 // leader, allgather of the node bundles between leaders, node bcast of the whole result.
 void allgather_leader(Hierarchy &h, char *recv, size_t block) {
@@ -70,9 +65,18 @@ const Implementation<AllgatherFn> kAllgather[] = {
     {"ring", allgather_ring, nullptr},
     {"bruck", allgather_bruck, nullptr},
     {"leader", allgather_leader, nullptr},
+    {"multi_leader_p2p", allgather_multi_leader_p2p, nullptr},
+    {"multi_leader_shm", allgather_multi_leader_shm, multi_leader_shm_applicable},
 };
 
 }  // namespace
+
+BlockAllgatherFn inter_leader_allgather(const std::string &name) {
+  if (name == "recursive_doubling") return allgather_blocks_rd;
+  if (name == "ring") return allgather_blocks_ring;
+  throw Error(CANOPY_ERR_INVALID_ARG, param_env_name("coll_allgather_inter_algorithm") + ": '" + name + "' is not recursive_doubling or ring");
+}
+
 
 const Implementation<AllgatherFn> *allgather_implementation(const std::string &name) {
   for (const auto &impl : kAllgather)

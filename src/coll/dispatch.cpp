@@ -60,6 +60,9 @@ Choice<Fn> choose(Collective coll, const Hierarchy &h, size_t bytes, const char 
     Selection fallback = select_builtin(coll, in);
     sel = {fallback.algorithm, fallback.reason + " (" + sel.algorithm + " " + why + ")"};
     impl = lookup(coll, sel.algorithm, static_cast<Fn *>(nullptr));
+    // The built-in choice may not fit either (multi_leader_shm with a tiny area): PMPI then.
+    if (std::string still = impl && impl->applicable ? impl->applicable(h) : ""; !still.empty())
+      throw Error(CANOPY_ERR_UNSUPPORTED, sel.algorithm + " " + still);
   }
   CANOPY_LOG(Info, "%s %zu bytes, %s: %s (%s)", collective_name(coll), bytes, h.describe().c_str(),
              sel.algorithm.c_str(), sel.reason.c_str());

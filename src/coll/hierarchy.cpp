@@ -97,6 +97,22 @@ int my_socket(const std::string &layout, int node_rank, int node_size) {
   return bound;
 }
 
+// Every rank learns the group (numbered by its leader's rank among the group leaders) and the
+// group rank of every other rank.
+void build_group_order(Hierarchy &h) {
+  if (h.group_leaders != MPI_COMM_NULL) check_mpi(PMPI_Comm_rank(h.group_leaders, &h.group_id), "MPI_Comm_rank");
+  check_mpi(PMPI_Bcast(&h.group_id, 1, MPI_INT, 0, h.group), "MPI_Bcast");
+  int mine[2] = {h.group_id, h.group_rank};
+  std::vector<int> all(2 * static_cast<size_t>(h.size));
+  check_mpi(PMPI_Allgather(mine, 2, MPI_INT, all.data(), 2, MPI_INT, h.comm), "MPI_Allgather");
+  std::vector<int> group_of(h.size), group_rank_of(h.size);
+  for (int r = 0; r < h.size; ++r) {
+    group_of[r] = all[2 * r];
+    group_rank_of[r] = all[2 * r + 1];
+  }
+  h.group_order = GroupOrder(std::move(group_of), std::move(group_rank_of));
+}
+
 void build_groups(Hierarchy &h) {
   h.socket = my_socket(h.config.node_layout, h.node_rank, h.node_size);
   std::vector<int> sockets(h.node_size);
@@ -107,6 +123,7 @@ void build_groups(Hierarchy &h) {
   split(h.node, h.group_index, h.node_rank, &h.group);
   check_mpi(PMPI_Comm_rank(h.group, &h.group_rank), "MPI_Comm_rank");
   split(h.comm, h.group_rank == 0 ? 0 : MPI_UNDEFINED, h.rank, &h.group_leaders);
+  build_group_order(h);
 }
 
 std::unique_ptr<Hierarchy> build(MPI_Comm comm) {
@@ -122,6 +139,8 @@ std::unique_ptr<Hierarchy> build(MPI_Comm comm) {
   CANOPY_LOG(Debug, "collectives: hierarchy built: %s", h->describe().c_str());
   return h;
 }
+
+shm::SegmentConfig segment_config(const CollConfig &c) { return {c.shm_buffer_bytes, c.shm_buffers, c.shm_spins}; }
 
 int delete_hierarchy(MPI_Comm comm, int, void *value, void *) {
   delete static_cast<Hierarchy *>(value);
@@ -148,13 +167,20 @@ void create_keyvals() {
 }  // namespace
 
 Hierarchy::~Hierarchy() {
+  group_segment_.reset();
   node_segment_.reset();
   for (MPI_Comm *c : {&group_leaders, &group, &leaders, &node, &comm}) free_comm(*c);
 }
 
 shm::Segment &Hierarchy::node_segment() {
-  if (!node_segment_) node_segment_ = std::make_unique<shm::Segment>(node, shm::SegmentConfig{config.shm_buffer_bytes, config.shm_buffers, config.shm_spins});
+  if (!node_segment_) node_segment_ = std::make_unique<shm::Segment>(node, segment_config(config));
   return *node_segment_;
+}
+
+shm::Segment &Hierarchy::group_segment() {
+  if (groups_per_node == 1) return node_segment();
+  if (!group_segment_) group_segment_ = std::make_unique<shm::Segment>(group, segment_config(config));
+  return *group_segment_;
 }
 
 std::string Hierarchy::describe() const {

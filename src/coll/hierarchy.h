@@ -4,6 +4,7 @@
 //   leaders  node rank 0 of every node, ordered by communicator rank (node index = rank here)
 //   group    multi-leader group inside the node (coll_leaders_per_node, or one per socket)
 //   group_leaders  rank 0 of every group of every node
+//   group_order    every rank's group across the communicator (multi-leader Allgather)
 // Every internal message travels on private duplicates, so Canopy's traffic can
 // never match the application's receives on the user's communicator.
 #pragma once
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "coll/plan/config.h"
+#include "coll/plan/group_order.h"
 #include "coll/shm/segment.h"
 
 namespace canopy::coll {
@@ -37,6 +39,8 @@ struct Hierarchy {
   MPI_Comm group = MPI_COMM_NULL;
   int group_index = 0, group_rank = 0, groups_per_node = 1;
   MPI_Comm group_leaders = MPI_COMM_NULL;  // MPI_COMM_NULL except on group leaders
+  int group_id = 0;                  // this rank's group across the communicator = its leader's rank in group_leaders
+  GroupOrder group_order;            // group and group rank of every communicator rank
 
   Hierarchy() = default;
   Hierarchy(const Hierarchy &) = delete;
@@ -45,11 +49,14 @@ struct Hierarchy {
 
   /** The node's shared-memory segment, created (collectively over the node) on first use. */
   shm::Segment &node_segment();
+  /** The leader group's segment (allocated by the group leader, so it sits on its socket), created
+      (collectively over the group) on first use; the node segment when the node has one group. */
+  shm::Segment &group_segment();
   /** One line for logs: "8 ranks, 3 nodes (max 4 per node), 2 groups per node". */
   std::string describe() const;
 
  private:
-  std::unique_ptr<shm::Segment> node_segment_;
+  std::unique_ptr<shm::Segment> node_segment_, group_segment_;
 };
 
 /** The hierarchy cached on @p comm, built collectively on the first call. Throws Error. */

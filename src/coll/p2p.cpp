@@ -9,7 +9,7 @@
 namespace canopy::coll {
 namespace {
 
-constexpr int kTagScatter = 101, kTagRd = 102, kTagRing = 103;
+constexpr int kTagScatter = 101, kTagRd = 102, kTagRing = 103, kTagGather = 104;
 
 int count_of(size_t bytes) {
   // Messages past 2 GiB need MPI-4 large counts or chunking; the entry points fall back to
@@ -100,6 +100,20 @@ void scatter_blocks_binomial(char *buf, const Blocks &blocks, MPI_Comm comm, con
     if (v + mask < p)
       send_bytes(buf + blocks.span_offset(v + mask), blocks.span_bytes(v + mask, v + 2 * mask), vr.real(v + mask),
                  kTagScatter, comm);
+}
+
+void gather_blocks_binomial(char *buf, const Blocks &blocks, MPI_Comm comm, const VirtualRanks &vr, int v) {
+  // Children v + mask (for masks below v's lowest set bit) send their subtrees first; then v
+  // sends [v, v + lowest bit) to its parent.
+  for (int mask = 1; mask < vr.p; mask <<= 1) {
+    if (v & mask) {
+      send_bytes(buf + blocks.span_offset(v), blocks.span_bytes(v, v + mask), vr.real(v - mask), kTagGather, comm);
+      return;
+    }
+    if (v + mask < vr.p)
+      recv_bytes(buf + blocks.span_offset(v + mask), blocks.span_bytes(v + mask, v + 2 * mask), vr.real(v + mask),
+                 kTagGather, comm);
+  }
 }
 
 void allgather_blocks_rd(char *buf, const Blocks &blocks, MPI_Comm comm, const VirtualRanks &vr, int v) {

@@ -54,6 +54,9 @@ using BlockAllgatherFn = void (*)(char *buf, const Blocks &blocks, MPI_Comm comm
 
 /** Binomial scatter: virtual rank 0 holds every block; afterwards rank v holds block v. */
 void scatter_blocks_binomial(char *buf, const Blocks &blocks, MPI_Comm comm, const VirtualRanks &vr, int v);
+/** Binomial gather, the mirror of the scatter: rank v holds block v; afterwards virtual rank 0 holds
+    every block (rank v's buffer receives the blocks of its subtree on the way). */
+void gather_blocks_binomial(char *buf, const Blocks &blocks, MPI_Comm comm, const VirtualRanks &vr, int v);
 /** Allgather of per-rank blocks (rank v holds block v) by recursive doubling; ranks past the
     largest power of two fold into a partner before and receive everything after. */
 void allgather_blocks_rd(char *buf, const Blocks &blocks, MPI_Comm comm, const VirtualRanks &vr, int v);

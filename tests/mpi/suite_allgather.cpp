@@ -1,11 +1,15 @@
-// Allgather: every algorithm, sizes and types, with and without MPI_IN_PLACE, against PMPI_Allgather.
+// Allgather: every algorithm, sizes and types, with and without MPI_IN_PLACE, against PMPI_Allgather;
+// the multi-leader algorithms again under several leader-group shapes.
 #include <mpi.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "coll/dispatch.h"
+#include "coll/hierarchy.h"
 #include "coll_harness.h"
 
 namespace coll_test {
@@ -34,6 +38,65 @@ void test_allgather_case(Context &ctx, MPI_Comm comm, const std::string &alg, co
                           (in_place ? " in_place" : ""));
 }
 
+// Sets an environment variable for one scope and restores the previous value (a CTest
+// variant may have set it).
+class ScopedEnv {
+ public:
+  ScopedEnv(const char *name, const char *value) : name_(name) {
+    if (const char *old = std::getenv(name)) old_ = old, had_ = true;
+    setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (had_)
+      setenv(name_.c_str(), old_.c_str(), 1);
+    else
+      unsetenv(name_.c_str());
+  }
+
+ private:
+  std::string name_, old_;
+  bool had_ = false;
+};
+
+// Leader-group shapes beyond the default (one group per socket; one group when unbound, as in
+// these tests): N groups per node, uneven with the uneven and cyclic host layouts, and groups
+// of synthetic two-socket nodes, one per socket (uneven once a node has 4 or 5 ranks) or three
+// over two sockets (one group spans both).
+struct GroupShape {
+  int leaders;
+  const char *node_layout;
+  /** Groups on a node of @p ranks ranks (local rank i on core i, wrapping around). */
+  int groups(int ranks) const { return leaders > 0 ? std::min(leaders, ranks) : std::min(2, (ranks + 2) / 3); }
+};
+const GroupShape kGroupShapes[] = {{2, ""}, {3, ""}, {0, "pack:2 core:3 pu:1"}, {3, "pack:2 core:2 pu:1"}};
+
+// The shape reached the hierarchy: as many groups as the shape cuts the nodes into.
+void check_groups(Context &ctx, MPI_Comm comm, const GroupShape &shape) {
+  const canopy::coll::Hierarchy &h = canopy::coll::hierarchy_of(comm);
+  int expected = 0;
+  for (int ranks : h.node_size_of) expected += shape.groups(ranks);
+  ctx.tally.check(h.group_order.groups() == expected && h.groups_per_node == shape.groups(h.node_size),
+                  describe("allgather", "multi_leader", ctx, comm) + "groups=" +
+                      std::to_string(h.group_order.groups()) + " expected " + std::to_string(expected));
+}
+
+void test_multi_leader_shapes(Context &ctx, MPI_Comm comm) {
+  if (ctx.layout == "single") return;  // one rank per node: every shape is one group of one rank
+  for (const GroupShape &shape : kGroupShapes) {
+    ScopedEnv leaders("CANOPY_COLL_LEADERS_PER_NODE", std::to_string(shape.leaders).c_str());
+    ScopedEnv layout("CANOPY_COLL_NODE_LAYOUT", shape.node_layout);
+    MPI_Comm shaped;  // a fresh communicator: parameters are read when its hierarchy is built
+    MPI_Comm_dup(comm, &shaped);
+    std::string saved = ctx.layout;
+    ctx.layout += " leaders=" + std::to_string(shape.leaders) + " node_layout=" + shape.node_layout;
+    check_groups(ctx, shaped, shape);
+    for (const char *alg : {"multi_leader_p2p", "multi_leader_shm"})
+      for (int count : {1, 7, 4099}) test_allgather_case(ctx, shaped, alg, ctx.types[count % 4], count, count == 7);
+    ctx.layout = saved;
+    MPI_Comm_free(&shaped);
+  }
+}
+
 void test_allgather(Context &ctx, MPI_Comm comm) {
   const std::vector<TypeCase> &types = ctx.types;
   int size;
@@ -45,6 +108,7 @@ void test_allgather(Context &ctx, MPI_Comm comm) {
     if (size <= 8) test_allgather_case(ctx, comm, alg, types[0], 65539, t % 2);
     if (size <= 4 && !ctx.quick) test_allgather_case(ctx, comm, alg, types[0], 1048581, false);
   }
+  test_multi_leader_shapes(ctx, comm);
 }
 
 }  // namespace

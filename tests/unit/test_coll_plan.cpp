@@ -49,7 +49,7 @@ TEST(CollSelection, BuiltInRulesFollowTheHierarchy) {
   EXPECT_EQ(select(Collective::Bcast, {8, 2, 4, 100}).algorithm, "two_level");
   EXPECT_EQ(select(Collective::Bcast, {8, 8, 1, 100}).algorithm, "knomial");
   EXPECT_EQ(select(Collective::Bcast, {8, 8, 1, 1 << 20}).algorithm, "scatter_ring_allgather");
-  EXPECT_EQ(select(Collective::Allgather, {8, 2, 4, 64}).algorithm, "leader");
+  EXPECT_EQ(select(Collective::Allgather, {8, 2, 4, 64}).algorithm, "multi_leader_p2p");
   EXPECT_EQ(select(Collective::Allgather, {8, 8, 1, 1 << 20}).algorithm, "ring");
   EXPECT_EQ(select(Collective::Barrier, {8, 2, 4, 0}).algorithm, "shm");
   EXPECT_EQ(select(Collective::Barrier, {8, 8, 1, 0}).algorithm, "dissemination");
@@ -191,4 +191,34 @@ TEST(CollLayout, LeaderGroupsPerSocketOrByCount) {
   EXPECT_EQ(leader_groups(sockets, 2), (std::vector<int>{1, 0, 1, 0, 0}));
   EXPECT_EQ(leader_groups(sockets, 9), (std::vector<int>{3, 0, 4, 1, 2}));
   EXPECT_EQ(leader_groups({}, 2), std::vector<int>{});
+}
+
+// Table 1 of the multi-leader paper: p2p multi-leader for small blocks, shared-memory
+// multi-leader for medium ones, the conventional ring for large ones; flat on one node or
+// with one rank per node.
+TEST(CollSelection, AllgatherFollowsTheMultiLeaderTable) {
+  EXPECT_EQ(select(Collective::Allgather, {64, 4, 16, 1}).algorithm, "multi_leader_p2p");
+  EXPECT_EQ(select(Collective::Allgather, {64, 4, 16, 1023}).algorithm, "multi_leader_p2p");
+  EXPECT_EQ(select(Collective::Allgather, {64, 4, 16, 1024}).algorithm, "multi_leader_shm");
+  EXPECT_EQ(select(Collective::Allgather, {64, 4, 16, 16383}).algorithm, "multi_leader_shm");
+  EXPECT_EQ(select(Collective::Allgather, {64, 4, 16, 16384}).algorithm, "ring");
+  EXPECT_EQ(select(Collective::Allgather, {16, 1, 16, 64}).algorithm, "recursive_doubling");
+  EXPECT_EQ(select(Collective::Allgather, {16, 16, 1, 4096}).algorithm, "recursive_doubling");
+  EXPECT_EQ(select(Collective::Allgather, {16, 16, 1, 1 << 20}).algorithm, "ring");
+}
+
+TEST(CollConfig, MultiLeaderParameters) {
+  CollConfig defaults = CollConfig::from_params();
+  EXPECT_EQ(defaults.leaders_per_node, 0);  // one leader per socket
+  EXPECT_EQ(defaults.allgather_intra, GroupAggregation::RecursiveDoubling);
+  {
+    EnvGuard env("CANOPY_COLL_ALLGATHER_INTRA_ALGORITHM", "gather");
+    EXPECT_EQ(CollConfig::from_params().allgather_intra, GroupAggregation::Gather);
+  }
+  {
+    EnvGuard env("CANOPY_COLL_ALLGATHER_INTRA_ALGORITHM", "bruck");
+    EXPECT_NE(config_error().find("CANOPY_COLL_ALLGATHER_INTRA_ALGORITHM: 'bruck'"), std::string::npos) << config_error();
+  }
+  EnvGuard env("CANOPY_COLL_LEADERS_PER_NODE", "-1");
+  EXPECT_NE(config_error().find("CANOPY_COLL_LEADERS_PER_NODE must be 0.."), std::string::npos) << config_error();
 }

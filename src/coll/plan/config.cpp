@@ -23,6 +23,14 @@ ShmBcastMode parse_shm_mode(const std::string &mode) {
               param_env_name("coll_shm_mode") + ": '" + mode + "' is not auto, one_stage or pipelined");
 }
 
+GroupAggregation parse_group_aggregation(const std::string &name) {
+  if (name == "recursive_doubling") return GroupAggregation::RecursiveDoubling;
+  if (name == "ring") return GroupAggregation::Ring;
+  if (name == "gather") return GroupAggregation::Gather;
+  throw Error(CANOPY_ERR_INVALID_ARG, param_env_name("coll_allgather_intra_algorithm") + ": '" + name +
+                                          "' is not recursive_doubling, ring or gather");
+}
+
 std::vector<std::vector<Rule>> load_tuning_file(const std::string &path) {
   nlohmann::json doc = nlohmann::json::parse(read_file(path), nullptr, false);
   if (doc.is_discarded() || !doc.is_object()) throw Error(CANOPY_ERR_PARSE, path + ": a tuning file is a JSON object");
@@ -64,6 +72,7 @@ CollConfig CollConfig::from_params() {
   c.allgather_inter_algorithm = param_string("coll_allgather_inter_algorithm");
   c.reduce_inter_algorithm = param_string("coll_reduce_inter_algorithm");
   c.allreduce_inter_algorithm = param_string("coll_allreduce_inter_algorithm");
+  c.allgather_intra = parse_group_aggregation(param_string("coll_allgather_intra_algorithm"));
   return c;
 }
 

@@ -14,6 +14,8 @@
 namespace canopy::coll {
 
 enum class ShmBcastMode { Auto, OneStage, Pipelined };
+/** How multi_leader_p2p gathers a leader group's blocks (coll_allgather_intra_algorithm). */
+enum class GroupAggregation { RecursiveDoubling, Ring, Gather };
 
 struct CollConfig {
   // Selection: forced algorithm per collective ("" = rules), then the tuning file's rules.
@@ -23,7 +25,7 @@ struct CollConfig {
 
   // Hierarchy.
   std::string hostmap, node_layout;
-  int leaders_per_node = 1;
+  int leaders_per_node = 0;
 
   // Shared-memory layer.
   ShmBcastMode shm_mode = ShmBcastMode::Auto;
@@ -37,6 +39,7 @@ struct CollConfig {
   std::string bcast_inter_algorithm = "knomial", bcast_intra_algorithm = "shm";
   std::string allgather_inter_algorithm = "recursive_doubling";
   std::string reduce_inter_algorithm = "binomial", allreduce_inter_algorithm = "recursive_doubling";
+  GroupAggregation allgather_intra = GroupAggregation::RecursiveDoubling;
 
   /** Every coll_* parameter and <coll>_algorithm from the registry, checked; the tuning file is
       parsed here. Throws Error(INVALID_ARG) naming the parameter, Error(PARSE) for the file. */
