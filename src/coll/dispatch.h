@@ -18,6 +18,13 @@ int bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm, cons
 int allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
               MPI_Datatype recvtype, MPI_Comm comm, const char *algorithm = nullptr) noexcept;
 int barrier(MPI_Comm comm, const char *algorithm = nullptr) noexcept;
+/** MPI_IN_PLACE: recvbuf at the root (scatter), sendbuf at the root (gather), sendbuf (alltoall). */
+int scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+            MPI_Datatype recvtype, int root, MPI_Comm comm, const char *algorithm = nullptr) noexcept;
+int gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+           MPI_Datatype recvtype, int root, MPI_Comm comm, const char *algorithm = nullptr) noexcept;
+int alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+             MPI_Datatype recvtype, MPI_Comm comm, const char *algorithm = nullptr) noexcept;
 
 /** CANOPY_DISABLE=1: libcanopy-mpi.so passes everything to PMPI (read once per process). */
 bool disabled() noexcept;

@@ -8,9 +8,9 @@
 
 namespace canopy::coll {
 
-enum class Collective { Bcast, Allgather, Barrier };
+enum class Collective { Bcast, Allgather, Barrier, Scatter, Gather, Alltoall };
 
-const char *collective_name(Collective coll);  // "bcast", "allgather", "barrier"
+const char *collective_name(Collective coll);  // "bcast", "allgather", "barrier", "scatter", ...
 const std::vector<Collective> &all_collectives();
 
 struct AlgorithmInfo {
