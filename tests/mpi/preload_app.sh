@@ -17,5 +17,8 @@ intercepted=$(grep -c "canopy \[info\] \(bcast\|allgather\|barrier\)" "$dir/cano
 passed_through=$(grep -c "canopy \[info\]" "$dir/disabled.err" || true)
 echo "lines: $(wc -l < "$dir/plain.out"), intercepted calls logged: $intercepted, with CANOPY_DISABLE=1: $passed_through"
 [ "$intercepted" -gt 0 ] && [ "$passed_through" -eq 0 ]
+for coll in scatter gather alltoall; do
+  grep -q "canopy \[info\] $coll " "$dir/canopy.err" || { echo "no $coll call was intercepted"; exit 1; }
+done
 grep -q "2 nodes" "$dir/canopy.err"
 echo "1 passed, 0 failed"
