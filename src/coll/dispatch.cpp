@@ -84,7 +84,7 @@ Choice<Fn> choose(Collective coll, const Hierarchy &h, size_t bytes, const char 
     sel = {fallback.algorithm, fallback.reason + " (" + sel.algorithm + " " + why + ")"};
     impl = lookup(coll, sel.algorithm, static_cast<Fn *>(nullptr));
     if (std::string also = impl->applicable ? impl->applicable(h) : ""; !also.empty())
-      throw Error(CANOPY_ERR_UNSUPPORTED, sel.reason + ", which " + also);
+      throw Error(CANOPY_ERR_UNSUPPORTED, fallback.reason + " chose " + fallback.algorithm + ", which " + also);
   }
   CANOPY_LOG(Info, "%s %zu bytes, %s: %s (%s)", collective_name(coll), bytes, h.describe().c_str(),
              sel.algorithm.c_str(), sel.reason.c_str());
