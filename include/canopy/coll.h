@@ -32,6 +32,15 @@ CANOPY_API int canopy_allgather(const void *sendbuf, int sendcount, MPI_Datatype
                                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 /** MPI_Barrier. */
 CANOPY_API int canopy_barrier(MPI_Comm comm);
+/** MPI_Scatter, MPI_IN_PLACE (recvbuf at the root) included. */
+CANOPY_API int canopy_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                              MPI_Datatype recvtype, int root, MPI_Comm comm);
+/** MPI_Gather, MPI_IN_PLACE (sendbuf at the root) included. */
+CANOPY_API int canopy_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                             MPI_Datatype recvtype, int root, MPI_Comm comm);
+/** MPI_Alltoall, MPI_IN_PLACE (sendbuf) included. */
+CANOPY_API int canopy_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                               MPI_Datatype recvtype, MPI_Comm comm);
 /** MPI_Reduce, MPI_IN_PLACE at the root included. Predefined operations on the C basic
     types run in Canopy; user-defined operations and other types fall back to PMPI_Reduce. */
 CANOPY_API int canopy_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,

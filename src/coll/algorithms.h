@@ -1,5 +1,6 @@
 // The implementations behind the catalogue's names, one file per collective
-// family (bcast.cpp, allgather.cpp, barrier.cpp, reduce.cpp). Every algorithm works on
+// family (bcast.cpp, allgather.cpp, barrier.cpp, scatter_gather.cpp,
+// alltoall.cpp, reduce.cpp). Every algorithm works on
 // bytes: the entry points have already checked that the datatypes are
 // contiguous, so count * size bytes describe the data exactly.
 #pragma once
@@ -19,6 +20,17 @@ using BcastFn = void (*)(Hierarchy &h, char *buf, size_t bytes, int root);
 /** allgather: @p recv holds this rank's block at rank * block on entry (already placed). */
 using AllgatherFn = void (*)(Hierarchy &h, char *recv, size_t block);
 using BarrierFn = void (*)(Hierarchy &h);
+/** scatter: at @p root, @p send holds p blocks of @p block bytes in rank order; every other rank
+    receives its block in @p recv. The entry point has placed the root's own block already, so
+    recv is nullptr at the root (and send elsewhere). gather: the inverse; @p send is this rank's
+    block, the root receives all p in @p recv, where its own block already sits (send points at
+    it there; recv is nullptr elsewhere). Scatter and Gather share the shape and are looked up by
+    their Collective. */
+using ScatterFn = void (*)(Hierarchy &h, const char *send, char *recv, size_t block, int root);
+using GatherFn = ScatterFn;
+/** alltoall: block j of @p send goes to rank j, block i of @p recv comes from rank i (p blocks of
+    @p block bytes each way, the own one included). The buffers never overlap. */
+using AlltoallFn = void (*)(Hierarchy &h, const char *send, char *recv, size_t block);
 /** reduce: @p buf holds this rank's @p bytes (whole elements of @p op) on entry, their
     reduction over all ranks at @p root on return (scratch elsewhere). */
 using ReduceFn = void (*)(Hierarchy &h, char *buf, size_t bytes, const Reduction &op, int root);
@@ -39,6 +51,9 @@ struct Implementation {
 const Implementation<BcastFn> *bcast_implementation(const std::string &name);
 const Implementation<AllgatherFn> *allgather_implementation(const std::string &name);
 const Implementation<BarrierFn> *barrier_implementation(const std::string &name);
+const Implementation<ScatterFn> *scatter_implementation(const std::string &name);
+const Implementation<GatherFn> *gather_implementation(const std::string &name);
+const Implementation<AlltoallFn> *alltoall_implementation(const std::string &name);
 const Implementation<ReduceFn> *reduce_implementation(const std::string &name);
 const Implementation<AllreduceFn> *allreduce_implementation(const std::string &name);
 /** True when the catalogue name @p name of @p coll has an implementation (checked by the tests). */
@@ -52,7 +67,16 @@ bool is_flat_bcast(const std::string &name);
 /** Bcast inside @p h's node from node rank @p root: coll_bcast_intra_algorithm (shm or flat). */
 void intra_node_bcast(Hierarchy &h, char *buf, size_t bytes, int root);
 
+/** Node leader (node rank 0) to its node / the node to its leader through the node segment,
+    @p block bytes per node rank in node-rank order at the leader. A rank whose @p recv is nullptr
+    receives nothing from leader_scatter (the leader included). */
+void leader_scatter(Hierarchy &h, const char *send, size_t block, char *recv);
+void leader_gather(Hierarchy &h, const char *send, size_t block, char *recv);
+
 /** "" when every rank of @p h is on one node. */
 std::string needs_one_node(const Hierarchy &h);
+/** "" when @p h's shared-memory area holds at least @p bytes (the least one stage of a staged
+    shm algorithm needs: a byte per rank, or per pair of ranks for Alltoall). */
+std::string needs_shm_area(const Hierarchy &h, size_t bytes);
 
 }  // namespace canopy::coll

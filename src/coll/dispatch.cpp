@@ -29,6 +29,25 @@ bool contiguous_bytes(int count, MPI_Datatype type, size_t &bytes) {
   return bytes <= static_cast<size_t>(INT_MAX);
 }
 
+// One rank's block of @p count @p type: contiguous, and p of them under 2 GiB.
+bool block_bytes(int count, MPI_Datatype type, int p, size_t &block) {
+  return contiguous_bytes(count, type, block) && static_cast<size_t>(p) * block <= static_cast<size_t>(INT_MAX);
+}
+
+// The same, and the other side of the call describes as many bytes unless it is MPI_IN_PLACE.
+bool matching_block_bytes(int count, MPI_Datatype type, bool other_in_place, int other_count,
+                          MPI_Datatype other_type, int p, size_t &block) {
+  size_t other = 0;
+  return block_bytes(count, type, p, block) &&
+         (other_in_place || (contiguous_bytes(other_count, other_type, other) && other == block));
+}
+
+// Rank and size of an intra-communicator; false for anything Canopy leaves to PMPI.
+bool rank_and_size(MPI_Comm comm, int &rank, int &size) {
+  return is_intracomm(comm) && PMPI_Comm_rank(comm, &rank) == MPI_SUCCESS &&
+         PMPI_Comm_size(comm, &size) == MPI_SUCCESS;
+}
+
 template <class Fn>
 struct Choice {
   const Implementation<Fn> *impl = nullptr;
@@ -42,13 +61,22 @@ const Implementation<AllgatherFn> *lookup(Collective, const std::string &n, Allg
 const Implementation<BarrierFn> *lookup(Collective, const std::string &n, BarrierFn *) {
   return barrier_implementation(n);
 }
+// Scatter and Gather share their function type.
+const Implementation<ScatterFn> *lookup(Collective coll, const std::string &n, ScatterFn *) {
+  return coll == Collective::Gather ? gather_implementation(n) : scatter_implementation(n);
+}
+const Implementation<AlltoallFn> *lookup(Collective, const std::string &n, AlltoallFn *) {
+  return alltoall_implementation(n);
+}
 const Implementation<ReduceFn> *lookup(Collective, const std::string &n, ReduceFn *) { return reduce_implementation(n); }
 const Implementation<AllreduceFn> *lookup(Collective, const std::string &n, AllreduceFn *) {
   return allreduce_implementation(n);
 }
 
 // Forced name, else rules; an algorithm that cannot run on this hierarchy gives way to the
-// built-in table (the same decision on every rank: it depends on the hierarchy only).
+// built-in table, and when that one cannot either (a shared-memory area too small for the
+// node), the call goes to PMPI. The same decision on every rank: it depends on the hierarchy
+// and the configuration only.
 template <class Fn>
 Choice<Fn> choose(Collective coll, const Hierarchy &h, size_t bytes, const char *forced) {
   SelectionInput in{h.size, h.nodes, h.max_ranks_per_node, bytes};
@@ -60,43 +88,38 @@ Choice<Fn> choose(Collective coll, const Hierarchy &h, size_t bytes, const char 
     Selection fallback = select_builtin(coll, in);
     sel = {fallback.algorithm, fallback.reason + " (" + sel.algorithm + " " + why + ")"};
     impl = lookup(coll, sel.algorithm, static_cast<Fn *>(nullptr));
-    // The built-in choice may not fit either (multi_leader_shm with a tiny area): PMPI then.
-    if (std::string still = impl && impl->applicable ? impl->applicable(h) : ""; !still.empty())
-      throw Error(CANOPY_ERR_UNSUPPORTED, sel.algorithm + " " + still);
+    if (std::string also = impl->applicable ? impl->applicable(h) : ""; !also.empty())
+      throw Error(CANOPY_ERR_UNSUPPORTED, fallback.reason + " chose " + fallback.algorithm + ", which " + also);
   }
   CANOPY_LOG(Info, "%s %zu bytes, %s: %s (%s)", collective_name(coll), bytes, h.describe().c_str(),
              sel.algorithm.c_str(), sel.reason.c_str());
   return {impl, sel};
 }
 
-// Runs an algorithm. Once traffic has started a failure cannot fall back (the other ranks
-// are inside Canopy's schedule), so it is reported as an MPI error.
-template <class Body>
-int run_algorithm(const char *coll, const std::string &name, Body &&body) noexcept {
-  try {
-    body();
-    return MPI_SUCCESS;
-  } catch (const std::exception &e) {
-    CANOPY_LOG(Error, "%s %s failed: %s", coll, name.c_str(), e.what());
-    return MPI_ERR_OTHER;
-  }
-}
-
-// Hierarchy and algorithm choice, where a failure (bad parameter, hierarchy error) still falls
-// back to @p fallback, the PMPI call; then @p body(h, algorithm) under run_algorithm.
-template <class Fn, class Fallback, class Body>
-int select_and_run(Collective coll, MPI_Comm comm, size_t bytes, const char *forced, Fallback &&fallback,
-                   Body &&body) noexcept {
+// What every entry point shares once its arguments are accepted: the hierarchy and the
+// algorithm, falling back to @p pmpi() for any failure before traffic starts (every rank
+// decides alike: the hierarchy is built collectively and the choice depends on it and the
+// arguments), then @p run(h, fn). Once traffic has started a failure cannot fall back (the
+// other ranks are inside Canopy's schedule), so it is reported as an MPI error.
+template <class Fn, class Run, class Pmpi>
+int run_collective(Collective coll, MPI_Comm comm, size_t bytes, const char *forced, Run &&run, Pmpi &&pmpi) noexcept {
+  const char *name = collective_name(coll);
   Hierarchy *h = nullptr;
   Choice<Fn> choice;
   try {
     h = &hierarchy_of(comm);
     choice = choose<Fn>(coll, *h, bytes, forced);
   } catch (const std::exception &e) {
-    CANOPY_LOG(Warn, "%s: falling back to PMPI: %s", collective_name(coll), e.what());
-    return fallback();
+    CANOPY_LOG(Warn, "%s: falling back to PMPI: %s", name, e.what());
+    return pmpi();
   }
-  return run_algorithm(collective_name(coll), choice.selection.algorithm, [&] { body(*h, choice.impl->run); });
+  try {
+    run(*h, choice.impl->run);
+    return MPI_SUCCESS;
+  } catch (const std::exception &e) {
+    CANOPY_LOG(Error, "%s %s failed: %s", name, choice.selection.algorithm.c_str(), e.what());
+    return MPI_ERR_OTHER;
+  }
 }
 
 // The arguments of a reduce or allreduce that Canopy can combine itself: a predefined
@@ -137,6 +160,9 @@ bool has_implementation(Collective coll, const std::string &name) {
     case Collective::Bcast: return bcast_implementation(name) != nullptr;
     case Collective::Allgather: return allgather_implementation(name) != nullptr;
     case Collective::Barrier: return barrier_implementation(name) != nullptr;
+    case Collective::Scatter: return scatter_implementation(name) != nullptr;
+    case Collective::Gather: return gather_implementation(name) != nullptr;
+    case Collective::Alltoall: return alltoall_implementation(name) != nullptr;
     case Collective::Reduce: return reduce_implementation(name) != nullptr;
     case Collective::Allreduce: return allreduce_implementation(name) != nullptr;
   }
@@ -156,83 +182,153 @@ bool disabled() noexcept {
 }
 
 int bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm, const char *algorithm) noexcept {
-  auto fallback = [&] { return PMPI_Bcast(buf, count, type, root, comm); };
+  auto pmpi = [&] { return PMPI_Bcast(buf, count, type, root, comm); };
   size_t bytes = 0;
-  int size = 0;
-  if (!is_intracomm(comm) || !contiguous_bytes(count, type, bytes) || PMPI_Comm_size(comm, &size) != MPI_SUCCESS ||
-      root < 0 || root >= size)
-    return fallback();
+  int rank = 0, size = 0;
+  if (!rank_and_size(comm, rank, size) || !contiguous_bytes(count, type, bytes) || root < 0 || root >= size)
+    return pmpi();
   if (bytes == 0 || size == 1) return MPI_SUCCESS;
-  return select_and_run<BcastFn>(Collective::Bcast, comm, bytes, algorithm, fallback, [&](Hierarchy &h, BcastFn run) {
-    run(h, static_cast<char *>(buf), bytes, root);
-  });
+  return run_collective<BcastFn>(
+      Collective::Bcast, comm, bytes, algorithm,
+      [&](Hierarchy &h, BcastFn run) { run(h, static_cast<char *>(buf), bytes, root); }, pmpi);
 }
 
 int allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
               MPI_Datatype recvtype, MPI_Comm comm, const char *algorithm) noexcept {
-  auto fallback = [&] { return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); };
-  size_t block = 0, send_bytes = 0;
-  int size = 0;
+  auto pmpi = [&] { return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); };
+  size_t block = 0;
+  int rank = 0, size = 0;
   bool in_place = sendbuf == MPI_IN_PLACE;
-  if (!is_intracomm(comm) || !contiguous_bytes(recvcount, recvtype, block) ||
-      (!in_place && (!contiguous_bytes(sendcount, sendtype, send_bytes) || send_bytes != block)) ||
-      PMPI_Comm_size(comm, &size) != MPI_SUCCESS || static_cast<size_t>(size) * block > static_cast<size_t>(INT_MAX))
-    return fallback();
+  if (!rank_and_size(comm, rank, size) ||
+      !matching_block_bytes(recvcount, recvtype, in_place, sendcount, sendtype, size, block))
+    return pmpi();
   if (block == 0) return MPI_SUCCESS;
-  return select_and_run<AllgatherFn>(Collective::Allgather, comm, block, algorithm, fallback,
-                                     [&](Hierarchy &h, AllgatherFn run) {
-                                       char *recv = static_cast<char *>(recvbuf);
-                                       if (!in_place) std::memcpy(recv + static_cast<size_t>(h.rank) * block, sendbuf, block);
-                                       run(h, recv, block);
-                                     });
+  char *recv = static_cast<char *>(recvbuf);
+  return run_collective<AllgatherFn>(
+      Collective::Allgather, comm, block, algorithm,
+      [&](Hierarchy &h, AllgatherFn run) {
+        if (!in_place) std::memcpy(recv + static_cast<size_t>(rank) * block, sendbuf, block);
+        run(h, recv, block);
+      },
+      pmpi);
 }
 
 int barrier(MPI_Comm comm, const char *algorithm) noexcept {
-  if (!is_intracomm(comm)) return PMPI_Barrier(comm);
-  return select_and_run<BarrierFn>(Collective::Barrier, comm, 0, algorithm, [&] { return PMPI_Barrier(comm); },
-                                   [](Hierarchy &h, BarrierFn run) { run(h); });
+  auto pmpi = [&] { return PMPI_Barrier(comm); };
+  if (!is_intracomm(comm)) return pmpi();
+  return run_collective<BarrierFn>(Collective::Barrier, comm, 0, algorithm, [](Hierarchy &h, BarrierFn run) { run(h); },
+                                   pmpi);
+}
+
+int scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+            MPI_Datatype recvtype, int root, MPI_Comm comm, const char *algorithm) noexcept {
+  auto pmpi = [&] { return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm); };
+  size_t block = 0;
+  int rank = 0, size = 0;
+  if (!rank_and_size(comm, rank, size) || root < 0 || root >= size) return pmpi();
+  // The send side counts only at the root, which may receive in place.
+  bool at_root = rank == root, in_place = at_root && recvbuf == MPI_IN_PLACE;
+  if (at_root ? !matching_block_bytes(sendcount, sendtype, in_place, recvcount, recvtype, size, block)
+              : !block_bytes(recvcount, recvtype, size, block))
+    return pmpi();
+  if (block == 0) return MPI_SUCCESS;
+  const char *send = at_root ? static_cast<const char *>(sendbuf) : nullptr;
+  char *recv = static_cast<char *>(recvbuf);
+  if (at_root && !in_place) std::memcpy(recv, send + static_cast<size_t>(root) * block, block);
+  if (size == 1) return MPI_SUCCESS;
+  return run_collective<ScatterFn>(
+      Collective::Scatter, comm, block, algorithm,
+      [&](Hierarchy &h, ScatterFn run) { run(h, send, at_root ? nullptr : recv, block, root); }, pmpi);
+}
+
+int gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+           MPI_Datatype recvtype, int root, MPI_Comm comm, const char *algorithm) noexcept {
+  auto pmpi = [&] { return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm); };
+  size_t block = 0;
+  int rank = 0, size = 0;
+  if (!rank_and_size(comm, rank, size) || root < 0 || root >= size) return pmpi();
+  // The receive side counts only at the root, which may send in place.
+  bool at_root = rank == root, in_place = at_root && sendbuf == MPI_IN_PLACE;
+  if (at_root ? !matching_block_bytes(recvcount, recvtype, in_place, sendcount, sendtype, size, block)
+              : !block_bytes(sendcount, sendtype, size, block))
+    return pmpi();
+  if (block == 0) return MPI_SUCCESS;
+  char *recv = at_root ? static_cast<char *>(recvbuf) : nullptr;
+  const char *send = at_root ? recv + static_cast<size_t>(root) * block : static_cast<const char *>(sendbuf);
+  if (at_root && !in_place) std::memcpy(recv + static_cast<size_t>(root) * block, sendbuf, block);
+  if (size == 1) return MPI_SUCCESS;
+  return run_collective<GatherFn>(
+      Collective::Gather, comm, block, algorithm,
+      [&](Hierarchy &h, GatherFn run) { run(h, send, recv, block, root); }, pmpi);
+}
+
+int alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+             MPI_Datatype recvtype, MPI_Comm comm, const char *algorithm) noexcept {
+  auto pmpi = [&] { return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); };
+  size_t block = 0;
+  int rank = 0, size = 0;
+  bool in_place = sendbuf == MPI_IN_PLACE;
+  if (!rank_and_size(comm, rank, size) ||
+      !matching_block_bytes(recvcount, recvtype, in_place, sendcount, sendtype, size, block))
+    return pmpi();
+  if (block == 0) return MPI_SUCCESS;
+  char *recv = static_cast<char *>(recvbuf);
+  if (size == 1) {
+    if (!in_place) std::memcpy(recv, sendbuf, block);
+    return MPI_SUCCESS;
+  }
+  return run_collective<AlltoallFn>(
+      Collective::Alltoall, comm, block, algorithm,
+      [&](Hierarchy &h, AlltoallFn run) {
+        // The algorithms read and write all blocks at once: in place, they read a copy.
+        std::vector<char> copy;
+        if (in_place) copy.assign(recv, recv + static_cast<size_t>(size) * block);
+        run(h, in_place ? copy.data() : static_cast<const char *>(sendbuf), recv, block);
+      },
+      pmpi);
 }
 
 int reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm,
            const char *algorithm) noexcept {
-  auto fallback = [&] { return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm); };
+  auto pmpi = [&] { return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm); };
   int rank = 0, size = 0;
-  if (!is_intracomm(comm) || PMPI_Comm_size(comm, &size) != MPI_SUCCESS ||
-      PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS || root < 0 || root >= size)
-    return fallback();
+  if (!rank_and_size(comm, rank, size) || root < 0 || root >= size) return pmpi();
   bool receives = rank == root;
   ReduceArgs args(sendbuf, recvbuf, receives, count, type, op);
-  if (!args.ok) return fallback();
+  if (!args.ok) return pmpi();
   if (args.bytes == 0) return MPI_SUCCESS;
   std::vector<char> scratch;
   if (size == 1) {  // the reduction of one contribution is the contribution
     args.working_buffer(sendbuf, recvbuf, receives, scratch);
     return MPI_SUCCESS;
   }
-  return select_and_run<ReduceFn>(Collective::Reduce, comm, args.bytes, algorithm, fallback,
-                                  [&](Hierarchy &h, ReduceFn run) {
-                                    run(h, args.working_buffer(sendbuf, recvbuf, receives, scratch), args.bytes,
-                                        args.op, root);
-                                  });
+  return run_collective<ReduceFn>(
+      Collective::Reduce, comm, args.bytes, algorithm,
+      [&](Hierarchy &h, ReduceFn run) {
+        run(h, args.working_buffer(sendbuf, recvbuf, receives, scratch), args.bytes, args.op, root);
+      },
+      pmpi);
 }
 
 int allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
               const char *algorithm) noexcept {
-  auto fallback = [&] { return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm); };
-  int size = 0;
-  if (!is_intracomm(comm) || PMPI_Comm_size(comm, &size) != MPI_SUCCESS) return fallback();
+  auto pmpi = [&] { return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm); };
+  int rank = 0, size = 0;
+  if (!rank_and_size(comm, rank, size)) return pmpi();
   ReduceArgs args(sendbuf, recvbuf, true, count, type, op);
-  if (!args.ok) return fallback();
+  if (!args.ok) return pmpi();
   if (args.bytes == 0) return MPI_SUCCESS;
   std::vector<char> scratch;
   if (size == 1) {
     args.working_buffer(sendbuf, recvbuf, true, scratch);
     return MPI_SUCCESS;
   }
-  return select_and_run<AllreduceFn>(Collective::Allreduce, comm, args.bytes, algorithm, fallback,
-                                     [&](Hierarchy &h, AllreduceFn run) {
-                                       run(h, args.working_buffer(sendbuf, recvbuf, true, scratch), args.bytes, args.op);
-                                     });
+  return run_collective<AllreduceFn>(
+      Collective::Allreduce, comm, args.bytes, algorithm,
+      [&](Hierarchy &h, AllreduceFn run) {
+        run(h, args.working_buffer(sendbuf, recvbuf, true, scratch), args.bytes, args.op);
+      },
+      pmpi);
 }
 
 }  // namespace canopy::coll

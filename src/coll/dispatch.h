@@ -19,6 +19,13 @@ int bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm, cons
 int allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
               MPI_Datatype recvtype, MPI_Comm comm, const char *algorithm = nullptr) noexcept;
 int barrier(MPI_Comm comm, const char *algorithm = nullptr) noexcept;
+/** MPI_IN_PLACE: recvbuf at the root (scatter), sendbuf at the root (gather), sendbuf (alltoall). */
+int scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+            MPI_Datatype recvtype, int root, MPI_Comm comm, const char *algorithm = nullptr) noexcept;
+int gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+           MPI_Datatype recvtype, int root, MPI_Comm comm, const char *algorithm = nullptr) noexcept;
+int alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+             MPI_Datatype recvtype, MPI_Comm comm, const char *algorithm = nullptr) noexcept;
 /** MPI_Reduce / MPI_Allreduce: predefined operations on the C basic types run in Canopy;
     user-defined operations and other types go to PMPI (mpi_reduction.h). */
 int reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm,

@@ -18,6 +18,13 @@ int count_of(size_t bytes) {
   return static_cast<int>(bytes);
 }
 
+// Distance to the parent in a binomial tree (virtual rank 0: the first power of two >= p).
+int binomial_low_bit(int v, int p) {
+  int mask = 1;
+  while (mask < p && !(v & mask)) mask <<= 1;
+  return mask;
+}
+
 // Exchanges blocks [send_lo, send_hi) for [recv_lo, recv_hi) with one partner.
 void exchange_span(char *buf, const Blocks &b, int partner, int send_lo, int send_hi, int recv_lo, int recv_hi,
                    int tag, MPI_Comm comm) {
@@ -56,6 +63,21 @@ void sendrecv_bytes(const void *sendbuf, size_t send, int dest, void *recvbuf, s
             "MPI_Sendrecv");
 }
 
+void isend_bytes(const void *buf, size_t bytes, int dest, int tag, MPI_Comm comm, std::vector<MPI_Request> &requests) {
+  requests.emplace_back();
+  check_mpi(PMPI_Isend(buf, count_of(bytes), MPI_BYTE, dest, tag, comm, &requests.back()), "MPI_Isend");
+}
+
+void irecv_bytes(void *buf, size_t bytes, int source, int tag, MPI_Comm comm, std::vector<MPI_Request> &requests) {
+  requests.emplace_back();
+  check_mpi(PMPI_Irecv(buf, count_of(bytes), MPI_BYTE, source, tag, comm, &requests.back()), "MPI_Irecv");
+}
+
+void wait_all(std::vector<MPI_Request> &requests) {
+  check_mpi(PMPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  requests.clear();
+}
+
 Blocks Blocks::even_split(size_t bytes, int parts) {
   Blocks b;
   size_t each = parts > 0 ? (bytes + static_cast<size_t>(parts) - 1) / static_cast<size_t>(parts) : 0;
@@ -87,19 +109,30 @@ size_t Blocks::span_bytes(int lo, int hi) const {
   return offset[hi - 1] + length[hi - 1] - offset[lo];
 }
 
-void scatter_blocks_binomial(char *buf, const Blocks &blocks, MPI_Comm comm, const VirtualRanks &vr, int v) {
-  int p = vr.p, mask = 1;
-  while (mask < p) {
-    if (v & mask) {
-      recv_bytes(buf + blocks.span_offset(v), blocks.span_bytes(v, v + mask), vr.real(v - mask), kTagScatter, comm);
-      break;
-    }
-    mask <<= 1;
-  }
-  for (mask >>= 1; mask > 0; mask >>= 1)
+int binomial_subtree(int v, int p) { return std::min(binomial_low_bit(v, p), p - v); }
+
+void scatter_span_binomial(char *span, const Blocks &blocks, MPI_Comm comm, const VirtualRanks &vr, int v) {
+  int p = vr.p, low = binomial_low_bit(v, p);
+  size_t base = blocks.span_offset(v);
+  if (v > 0) recv_bytes(span, blocks.span_bytes(v, v + low), vr.real(v - low), kTagScatter, comm);
+  for (int mask = low >> 1; mask > 0; mask >>= 1)
     if (v + mask < p)
-      send_bytes(buf + blocks.span_offset(v + mask), blocks.span_bytes(v + mask, v + 2 * mask), vr.real(v + mask),
-                 kTagScatter, comm);
+      send_bytes(span + (blocks.span_offset(v + mask) - base), blocks.span_bytes(v + mask, v + 2 * mask),
+                 vr.real(v + mask), kTagScatter, comm);
+}
+
+void gather_span_binomial(char *span, const Blocks &blocks, MPI_Comm comm, const VirtualRanks &vr, int v) {
+  int p = vr.p, low = binomial_low_bit(v, p);
+  size_t base = blocks.span_offset(v);
+  for (int mask = 1; mask < low; mask <<= 1)
+    if (v + mask < p)
+      recv_bytes(span + (blocks.span_offset(v + mask) - base), blocks.span_bytes(v + mask, v + 2 * mask),
+                 vr.real(v + mask), kTagGather, comm);
+  if (v > 0) send_bytes(span, blocks.span_bytes(v, v + low), vr.real(v - low), kTagGather, comm);
+}
+
+void scatter_blocks_binomial(char *buf, const Blocks &blocks, MPI_Comm comm, const VirtualRanks &vr, int v) {
+  scatter_span_binomial(buf + blocks.span_offset(v), blocks, comm, vr, v);
 }
 
 void gather_blocks_binomial(char *buf, const Blocks &blocks, MPI_Comm comm, const VirtualRanks &vr, int v) {

@@ -30,6 +30,10 @@ void send_bytes(const void *buf, size_t bytes, int dest, int tag, MPI_Comm comm)
 void recv_bytes(void *buf, size_t bytes, int source, int tag, MPI_Comm comm);
 void sendrecv_bytes(const void *sendbuf, size_t send, int dest, void *recvbuf, size_t recv, int source, int tag,
                     MPI_Comm comm);
+/** Non-blocking send / receive appended to @p requests; wait_all completes (and clears) them. */
+void isend_bytes(const void *buf, size_t bytes, int dest, int tag, MPI_Comm comm, std::vector<MPI_Request> &requests);
+void irecv_bytes(void *buf, size_t bytes, int source, int tag, MPI_Comm comm, std::vector<MPI_Request> &requests);
+void wait_all(std::vector<MPI_Request> &requests);
 
 /** A buffer cut into consecutive blocks, block i of length[i] at offset[i]. */
 struct Blocks {
@@ -52,7 +56,17 @@ struct VirtualRanks {
 
 using BlockAllgatherFn = void (*)(char *buf, const Blocks &blocks, MPI_Comm comm, const VirtualRanks &vr, int v);
 
-/** Binomial scatter: virtual rank 0 holds every block; afterwards rank v holds block v. */
+/** Virtual rank v of a binomial tree over p ranks handles blocks [v, v + binomial_subtree(v, p)). */
+int binomial_subtree(int v, int p);
+/** Binomial scatter into a buffer holding only the own subtree: @p span holds blocks
+    [v, v + binomial_subtree(v, p)), block i at blocks.offset[i] - blocks.offset[v]. Virtual rank 0
+    holds every block on entry; every rank holds its subtree's on return. */
+void scatter_span_binomial(char *span, const Blocks &blocks, MPI_Comm comm, const VirtualRanks &vr, int v);
+/** The inverse (binomial gather): on entry @p span holds block v at its start, on return the
+    subtree's blocks (virtual rank 0: every block). */
+void gather_span_binomial(char *span, const Blocks &blocks, MPI_Comm comm, const VirtualRanks &vr, int v);
+/** Binomial scatter in a buffer laid out alike on every rank: virtual rank 0 holds every block;
+    afterwards rank v holds block v (and its subtree's) at its place. */
 void scatter_blocks_binomial(char *buf, const Blocks &blocks, MPI_Comm comm, const VirtualRanks &vr, int v);
 /** Binomial gather, the mirror of the scatter: rank v holds block v; afterwards virtual rank 0 holds
     every block (rank v's buffer receives the blocks of its subtree on the way). */

@@ -1,10 +1,12 @@
-/* An ordinary MPI program, built without Canopy: bcast, allgather (also in place),
-   reduce, allreduce (also in place) and barrier on MPI_COMM_WORLD and a split communicator. World rank 0 prints its
-   checksums as it goes, and at the end every rank's running checksum (MPI_Gather). 
+/* An ordinary MPI program, built without Canopy: bcast, allgather, scatter, gather,
+   alltoall (each also in place), reduce, allreduce (also in place) and barrier on
+   MPI_COMM_WORLD and a split communicator. World rank 0 prints its
+   checksums as it goes, and at the end every rank's running checksum (MPI_Gather).
    preload_app.sh runs it with and without LD_PRELOAD=libcanopy-mpi.so. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static unsigned long checksum(const int *v, int n) {
   unsigned long sum = 0;
@@ -17,6 +19,31 @@ static unsigned long running = 0, world_rank = 0;
 static void report(const char *label, const char *what, int n, int root, unsigned long sum) {
   running = running * 131 + sum;
   if (world_rank == 0) printf("%s %s n=%d root=%d sum=%lu\n", label, what, n, root, sum);
+}
+
+/* Scatter from and gather to every root (odd roots in place), then alltoall (also in place).
+   data holds n ints, all n * size. */
+static void rooted_round_trip(MPI_Comm comm, const char *label, int n, int *data, int *all) {
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  for (int root = 0; root < size; ++root) {
+    int in_place = rank == root && root % 2;
+    for (int i = 0; i < n * size; ++i) all[i] = rank == root ? i * 3 + root : -1;
+    MPI_Scatter(all, n, MPI_INT, in_place ? MPI_IN_PLACE : data, n, MPI_INT, root, comm);
+    report(label, "scatter", n, root, checksum(in_place ? all + root * n : data, n));
+    for (int i = 0; i < n; ++i) data[i] = rank * 5 + i + root;
+    if (in_place) memcpy(all + root * n, data, sizeof(int) * (size_t)n);
+    MPI_Gather(in_place ? MPI_IN_PLACE : data, n, MPI_INT, all, n, MPI_INT, root, comm);
+    report(label, "gather", n, root, rank == root ? checksum(all, n * size) : 0);
+  }
+  int *mixed = malloc(sizeof(int) * (size_t)n * (size_t)size);
+  for (int i = 0; i < n * size; ++i) all[i] = rank * 7 + i;
+  MPI_Alltoall(all, n, MPI_INT, mixed, n, MPI_INT, comm);
+  report(label, "alltoall", n, -1, checksum(mixed, n * size));
+  MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, mixed, n, MPI_INT, comm);
+  report(label, "alltoall in place", n, -1, checksum(mixed, n * size));
+  free(mixed);
 }
 
 /* A solver's dot product (every rank needs it), an element-wise maximum gathered on two
@@ -55,6 +82,7 @@ static void round_trip(MPI_Comm comm, const char *label, int n) {
   for (int i = 0; i < n; ++i) all[rank * n + i] = rank * 3 + i;
   MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all, n, MPI_INT, comm);
   report(label, "allgather in place", n, -1, checksum(all, n * size));
+  rooted_round_trip(comm, label, n, data, all);
   reductions(comm, label, n, data, all);
   MPI_Barrier(comm);
   free(data);

@@ -55,6 +55,31 @@ TEST(CollSelection, BuiltInRulesFollowTheHierarchy) {
   EXPECT_EQ(select(Collective::Barrier, {8, 8, 1, 0}).algorithm, "dissemination");
 }
 
+TEST(CollSelection, RootedAndAlltoallRulesFollowTheHierarchy) {
+  for (Collective coll : {Collective::Scatter, Collective::Gather}) {
+    EXPECT_EQ(select(coll, {16, 1, 16, 4096}).algorithm, "shm");     // one node, 64 KiB in all
+    EXPECT_EQ(select(coll, {16, 1, 16, 1 << 20}).algorithm, "linear");
+    EXPECT_EQ(select(coll, {16, 4, 4, 4096}).algorithm, "two_level");
+    EXPECT_EQ(select(coll, {16, 16, 1, 4096}).algorithm, "binomial");  // one rank per node
+    EXPECT_EQ(select(coll, {16, 4, 4, 1 << 20}).algorithm, "linear");
+  }
+  EXPECT_EQ(select(Collective::Alltoall, {8, 1, 8, 1024}).algorithm, "shm");
+  EXPECT_EQ(select(Collective::Alltoall, {8, 1, 8, 65536}).algorithm, "pairwise");
+  EXPECT_EQ(select(Collective::Alltoall, {32, 4, 8, 64}).algorithm, "hierarchical");
+  EXPECT_EQ(select(Collective::Alltoall, {32, 32, 1, 64}).algorithm, "bruck");
+  EXPECT_EQ(select(Collective::Alltoall, {4, 4, 1, 64}).algorithm, "pairwise");  // too few ranks for Bruck
+  EXPECT_EQ(select(Collective::Alltoall, {32, 4, 8, 4096}).algorithm, "pairwise");
+}
+
+TEST(CollSelection, EveryBuiltInRuleNamesACatalogueAlgorithmAndTheLastMatchesAll) {
+  for (Collective coll : all_collectives()) {
+    const std::vector<Rule> &rules = builtin_rules(coll);
+    ASSERT_FALSE(rules.empty()) << collective_name(coll);
+    for (const Rule &rule : rules) EXPECT_NE(find_algorithm(coll, rule.algorithm), nullptr) << rule.algorithm;
+    EXPECT_TRUE(rules.back().matches({1 << 20, 1 << 10, 1 << 10, size_t{1} << 31})) << collective_name(coll);
+  }
+}
+
 // Reductions: shm in one node up to 64 KiB, two_level over nodes of several ranks, else by
 // size at 2 KiB.
 TEST(CollSelection, ReductionRulesFollowHierarchyAndSize) {
@@ -143,6 +168,22 @@ TEST(CollSelection, TuningFileRulesComeBeforeBuiltIns) {
   EXPECT_EQ(s.algorithm, "binomial");
   EXPECT_NE(s.reason.find("rule 1"), std::string::npos);
   EXPECT_EQ(select(Collective::Bcast, {8, 2, 4, 5000}).algorithm, "two_level");
+}
+
+TEST(CollSelection, TuningFileCoversTheNewCollectives) {
+  std::string path = ::testing::TempDir() + "canopy_tuning_rooted.json";
+  write_file_atomic(path, R"({"scatter": [{"bytes": [0, 100], "algorithm": "linear"}],
+                             "alltoall": [{"comm_size": [2, 64], "algorithm": "bruck"}]})");
+  EnvGuard env("CANOPY_COLL_TUNING_FILE", path.c_str());
+  EXPECT_EQ(select(Collective::Scatter, {8, 1, 8, 64}).algorithm, "linear");
+  EXPECT_EQ(select(Collective::Gather, {8, 1, 8, 64}).algorithm, "shm");  // the scatter rule is not the gather's
+  EXPECT_EQ(select(Collective::Alltoall, {8, 1, 8, 64}).algorithm, "bruck");
+  EnvGuard forced("CANOPY_GATHER_ALGORITHM", "binomial");
+  EXPECT_EQ(select(Collective::Gather, {8, 1, 8, 64}).algorithm, "binomial");
+  write_file_atomic(path, R"({"gather": [{"algorithm": "pairwise"}]})");
+  EXPECT_NE(config_error().find("'pairwise' is not a gather algorithm (binomial, linear, shm, two_level)"),
+            std::string::npos)
+      << config_error();
 }
 
 TEST(CollSelection, BadTuningRulesNameTheRule) {

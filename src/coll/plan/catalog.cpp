@@ -28,6 +28,28 @@ const std::vector<AlgorithmInfo> kCatalog = {
     {Collective::Barrier, "dissemination", "ceil(log p) rounds of zero-byte messages at distance 2^k", {}},
     {Collective::Barrier, "shm", "shared-memory Group_sync in each node, dissemination between node leaders, Group_sync",
      {"coll_shm_spins"}},
+    {Collective::Scatter, "binomial", "binomial tree from the root; each rank forwards its subtree's blocks", {}},
+    {Collective::Scatter, "linear", "the root sends every rank its block (all sends in flight at once)", {}},
+    {Collective::Scatter, "shm", "one node only: Sender_put, Group_sync, Group_seg_get, staged when the data exceed the area",
+     {"coll_shm_buffer_bytes", "coll_shm_buffers", "coll_shm_spins"}},
+    {Collective::Scatter, "two_level",
+     "root's node leader, binomial scatter of node bundles between leaders, shm scatter inside each node",
+     {"coll_shm_buffer_bytes", "coll_shm_buffers", "coll_shm_spins"}},
+    {Collective::Gather, "binomial", "binomial tree to the root; each rank forwards its subtree's blocks", {}},
+    {Collective::Gather, "linear", "the root receives every rank's block (all receives posted at once)", {}},
+    {Collective::Gather, "shm", "one node only: Group_seg_put, Group_sync, Receiver_get, staged when the data exceed the area",
+     {"coll_shm_buffer_bytes", "coll_shm_buffers", "coll_shm_spins"}},
+    {Collective::Gather, "two_level",
+     "shm gather inside each node, binomial gather of node bundles between leaders, root's node leader to the root",
+     {"coll_shm_buffer_bytes", "coll_shm_buffers", "coll_shm_spins"}},
+    {Collective::Alltoall, "pairwise", "p-1 steps: send to rank+k, receive from rank-k", {}},
+    {Collective::Alltoall, "bruck", "ceil(log p) exchanges of the blocks whose index has bit k set, with local rotations",
+     {}},
+    {Collective::Alltoall, "shm", "one node only: Group_seg_put, Group_sync, Group_seg_get, staged when the data exceed the area",
+     {"coll_shm_buffer_bytes", "coll_shm_buffers", "coll_shm_spins"}},
+    {Collective::Alltoall, "hierarchical",
+     "shm gather of each node's data on its leader, pairwise exchange of node bundles between leaders, shm scatter",
+     {"coll_shm_buffer_bytes", "coll_shm_buffers", "coll_shm_spins"}},
     {Collective::Reduce, "binomial", "binomial tree towards the root, combining at every inner node (log p steps, whole message)", {}},
     {Collective::Reduce, "reduce_scatter_gather",
      "Rabenseifner: recursive-halving reduce-scatter, binomial gather to the root; extra ranks beyond 2^k fold in", {}},
@@ -52,6 +74,9 @@ const char *collective_name(Collective coll) {
     case Collective::Bcast: return "bcast";
     case Collective::Allgather: return "allgather";
     case Collective::Barrier: return "barrier";
+    case Collective::Scatter: return "scatter";
+    case Collective::Gather: return "gather";
+    case Collective::Alltoall: return "alltoall";
     case Collective::Reduce: return "reduce";
     case Collective::Allreduce: return "allreduce";
   }
@@ -60,8 +85,10 @@ const char *collective_name(Collective coll) {
 
 const std::vector<Collective> &all_collectives() {
   // In enum order: CollConfig indexes its per-collective lists by the enum value.
-  static const std::vector<Collective> all = {Collective::Bcast, Collective::Allgather, Collective::Barrier,
-                                              Collective::Reduce, Collective::Allreduce};
+  static const std::vector<Collective> all = {
+      Collective::Bcast,   Collective::Allgather, Collective::Barrier, Collective::Scatter,
+      Collective::Gather,  Collective::Alltoall,  Collective::Reduce,  Collective::Allreduce,
+  };
   return all;
 }
 

@@ -8,9 +8,9 @@
 
 namespace canopy::coll {
 
-enum class Collective { Bcast, Allgather, Barrier, Reduce, Allreduce };
+enum class Collective { Bcast, Allgather, Barrier, Scatter, Gather, Alltoall, Reduce, Allreduce };
 
-const char *collective_name(Collective coll);  // "bcast", "allgather", "barrier", "reduce", "allreduce"
+const char *collective_name(Collective coll);  // "bcast", "allgather", "barrier", "scatter", ...
 const std::vector<Collective> &all_collectives();
 
 struct AlgorithmInfo {

@@ -57,6 +57,28 @@ const std::vector<Rule> kAllreduceRules = {
     {{}, {}, {}, {}, "reduce_scatter_allgather"},
 };
 
+// Scatter and Gather (bytes: one rank's block). One node: the paper's group access up to
+// 128 KiB in all (8 KiB blocks at 16 ranks), then a flat tree over MPI's own shared-memory
+// transport; several ranks per node: through the node leaders; otherwise binomial while
+// latency dominates, linear (no forwarding, so each byte crosses the network once) above.
+const std::vector<Rule> kRootedRules = {
+    {{}, {1, 1}, {}, {0, 8191}, "shm"},
+    {{}, {1, 1}, {}, {}, "linear"},
+    {{}, {2, kAny}, {2, kAny}, {0, 65535}, "two_level"},
+    {{}, {}, {}, {0, 16383}, "binomial"},
+    {{}, {}, {}, {}, "linear"},
+};
+// Alltoall (bytes: one block, i.e. what one rank sends one other). The paper keeps shared
+// memory to one node and measured pairwise exchange as better across nodes even for small
+// blocks; MPICH/MVAPICH aggregate per node (message count nodes^2, not p^2) and use Bruck
+// (log p rounds) while per-message latency dominates, pairwise for large blocks.
+const std::vector<Rule> kAlltoallRules = {
+    {{}, {1, 1}, {}, {0, 4095}, "shm"},
+    {{}, {2, kAny}, {2, kAny}, {0, 256}, "hierarchical"},
+    {{8, kAny}, {}, {}, {0, 256}, "bruck"},
+    {{}, {}, {}, {}, "pairwise"},
+};
+
 Range parse_range(const nlohmann::json &value, const std::string &where) {
   if (!value.is_array() || value.size() != 2 || !value[0].is_number_integer() ||
       !(value[1].is_number_integer() || value[1].is_null()))
@@ -94,7 +116,10 @@ const std::vector<Rule> &builtin_rules(Collective coll) {
   switch (coll) {
     case Collective::Bcast: return kBcastRules;
     case Collective::Allgather: return kAllgatherRules;
-    case Collective::Barrier: break;
+    case Collective::Barrier: return kBarrierRules;
+    case Collective::Scatter:
+    case Collective::Gather: return kRootedRules;
+    case Collective::Alltoall: return kAlltoallRules;
     case Collective::Reduce: return kReduceRules;
     case Collective::Allreduce: return kAllreduceRules;
   }

@@ -12,8 +12,8 @@
 
 namespace canopy::coll {
 
-/** What the rules look at. bytes: the Bcast, Reduce or Allreduce message, or one rank's Allgather
-    block; 0 for Barrier. */
+/** What the rules look at. bytes: the Bcast, Reduce or Allreduce message; one rank's block for
+    Allgather, Scatter and Gather; one sender-receiver block for Alltoall; 0 for Barrier. */
 struct SelectionInput {
   int comm_size = 1;
   int nodes = 1;

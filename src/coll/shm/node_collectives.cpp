@@ -2,11 +2,24 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string>
 
 #include "coll/shm/primitives.h"
 #include "common/error.h"
 
 namespace canopy::coll::shm {
+namespace {
+
+// Bytes of each block that fit one stage when the area is cut into @p cells equal parts.
+size_t stage_part(const Segment &seg, size_t block, size_t cells) {
+  size_t part = std::min(block, seg.capacity() / cells);
+  if (part == 0)
+    throw Error(CANOPY_ERR_INVALID_ARG, "shared-memory area of " + std::to_string(seg.capacity()) + " bytes cannot hold " +
+                                            std::to_string(cells) + " parts");
+  return part;
+}
+
+}  // namespace
 
 void bcast_one_stage(Segment &seg, char *buf, size_t bytes, int root) {
   for (size_t off = 0; off < bytes; off += seg.capacity()) {
@@ -46,8 +59,7 @@ void bcast(Segment &seg, char *buf, size_t bytes, int root, BcastMode mode) {
 
 void gather(Segment &seg, const char *send, size_t block, char *recv, int root) {
   if (block == 0) return;
-  size_t part = std::min(block, seg.capacity() / static_cast<size_t>(seg.size()));
-  if (part == 0) throw Error(CANOPY_ERR_INVALID_ARG, "shared-memory area smaller than one byte per rank");
+  size_t part = stage_part(seg, block, static_cast<size_t>(seg.size()));
   bool reads = root < 0 || seg.rank() == root;
   for (size_t off = 0; off < block; off += part) {
     size_t len = std::min(part, block - off);
@@ -57,6 +69,41 @@ void gather(Segment &seg, const char *send, size_t block, char *recv, int root) 
     if (reads)
       for (int j = 0; j < seg.size(); ++j)
         receiver_get(seg.area() + static_cast<size_t>(j) * part, recv + static_cast<size_t>(j) * block + off, len);
+    stage.finish(seg);
+  }
+}
+
+void scatter(Segment &seg, const char *send, size_t block, char *recv, int root) {
+  if (block == 0 || seg.size() == 1) return;
+  size_t part = stage_part(seg, block, static_cast<size_t>(seg.size()));
+  for (size_t off = 0; off < block; off += part) {
+    size_t len = std::min(part, block - off);
+    Stage stage(seg);
+    if (seg.rank() == root)
+      for (int j = 0; j < seg.size(); ++j)
+        if (j != root)
+          sender_put(seg, stage.last(seg), seg.area() + static_cast<size_t>(j) * part,
+                     send + static_cast<size_t>(j) * block + off, len);
+    group_sync(seg);
+    if (seg.rank() != root && recv) group_seg_get(seg, part, recv + off, len);
+    stage.finish(seg);
+  }
+}
+
+// The area holds one row per sender, one cell per receiver in each: sender r fills row r
+// (Group_seg_put with row-sized parts, cell j at offset j * part), receiver r reads cell r of
+// every row (Group_seg_get on each sender's row).
+void alltoall(Segment &seg, const char *send, size_t block, char *recv) {
+  if (block == 0) return;
+  size_t p = static_cast<size_t>(seg.size());
+  if (p == 1) return receiver_get(send, recv, block);
+  size_t part = stage_part(seg, block, p * p), row = p * part;
+  for (size_t off = 0; off < block; off += part) {
+    size_t len = std::min(part, block - off);
+    Stage stage(seg);
+    for (size_t j = 0; j < p; ++j) group_seg_put(seg, stage, row, send + j * block + off, len, j * part);
+    group_sync(seg);
+    for (size_t i = 0; i < p; ++i) group_seg_get(seg, part, recv + i * block + off, len, i * row);
     stage.finish(seg);
   }
 }

@@ -25,6 +25,15 @@ void bcast(Segment &seg, char *buf, size_t bytes, int root, BcastMode mode);
 void gather(Segment &seg, const char *send, size_t block, char *recv, int root);
 inline void allgather(Segment &seg, const char *send, size_t block, char *recv) { gather(seg, send, block, recv, -1); }
 
+/** Node rank @p root holds one block of @p block bytes per node rank in @p send (node-rank order);
+    every other rank copies its own into @p recv (nothing where recv is nullptr); the root's stays
+    where it is. Sender_put, Group_sync, Group_seg_get, in as many stages as the area needs. */
+void scatter(Segment &seg, const char *send, size_t block, char *recv, int root);
+
+/** Block j of every rank's @p send lands as block i of node rank j's @p recv (i: the sender).
+    Group_seg_put, Group_sync, Group_seg_get per stage; a stage moves size^2 parts. */
+void alltoall(Segment &seg, const char *send, size_t block, char *recv);
+
 /** Every rank contributes @p bytes at @p send; rank @p root (or every rank when root < 0)
     receives their reduction into @p recv (which may be @p send). Per stage: Group_seg_put
     of a chunk, Group_sync, every rank combines its own slice of everybody's chunk in place

@@ -19,12 +19,12 @@ void pair_sync_wait(const Segment &seg, int sender, uint64_t seq) { seg.wait_pos
 
 void group_get(const Segment &seg, void *dst, size_t bytes) { receiver_get(seg.area(), dst, bytes); }
 
-void group_seg_get(const Segment &seg, size_t part, void *dst, size_t bytes) {
-  receiver_get(seg.area() + static_cast<size_t>(seg.rank()) * part, dst, bytes);
+void group_seg_get(const Segment &seg, size_t part, void *dst, size_t bytes, size_t at) {
+  receiver_get(seg.area() + at + static_cast<size_t>(seg.rank()) * part, dst, bytes);
 }
 
-void group_seg_put(Segment &seg, const Stage &stage, size_t part, const void *src, size_t bytes) {
-  sender_put(seg, stage.last(seg), seg.area() + static_cast<size_t>(seg.rank()) * part, src, bytes);
+void group_seg_put(Segment &seg, const Stage &stage, size_t part, const void *src, size_t bytes, size_t at) {
+  sender_put(seg, stage.last(seg), seg.area() + at + static_cast<size_t>(seg.rank()) * part, src, bytes);
 }
 
 void group_sync(Segment &seg) { seg.group_sync(); }

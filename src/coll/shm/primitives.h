@@ -37,10 +37,11 @@ void pair_sync_post(Segment &seg, uint64_t seq);
 void pair_sync_wait(const Segment &seg, int sender, uint64_t seq);
 
 void group_get(const Segment &seg, void *dst, size_t bytes);
-/** Rank r copies area[r*part, r*part + bytes) to @p dst (bytes <= part). */
-void group_seg_get(const Segment &seg, size_t part, void *dst, size_t bytes);
-/** Rank r copies @p src to area[r*part, r*part + bytes) once @p stage's slots are free. */
-void group_seg_put(Segment &seg, const Stage &stage, size_t part, const void *src, size_t bytes);
+/** Rank r copies area[at + r*part, + bytes) to @p dst (bytes <= part). @p at: where the segmented
+    region starts in the area (Alltoall reads one region per sender). */
+void group_seg_get(const Segment &seg, size_t part, void *dst, size_t bytes, size_t at = 0);
+/** Rank r copies @p src to area[at + r*part, + bytes) once @p stage's slots are free. */
+void group_seg_put(Segment &seg, const Stage &stage, size_t part, const void *src, size_t bytes, size_t at = 0);
 void group_sync(Segment &seg);
 
 }  // namespace canopy::coll::shm
