@@ -1,5 +1,7 @@
 #include "map/machine.h"
 
+#include <algorithm>
+#include <deque>
 #include <limits>
 #include <unordered_map>
 
@@ -10,11 +12,64 @@
 namespace canopy::map {
 namespace {
 
-// Hosts hanging from one switch (router) reach every other host along the same
-// path after their first link: LFTs forward by destination, dimension order
-// starts at the router, and shortest paths share the switch. So one row of
-// routes per switch gives the rows of all its hosts; only the pairs under the
-// same switch are asked separately.
+// Links from @p source to every node: breadth-first search in which hosts other
+// than the source are never transit nodes, as shortest-path routes are found.
+std::vector<int> shortest_links(const topo::Topology &topo, int source) {
+  std::vector<int> dist(topo.nodes().size(), -1);
+  std::deque<int> queue{source};
+  dist[static_cast<size_t>(source)] = 0;
+  while (!queue.empty()) {
+    int node = queue.front();
+    queue.pop_front();
+    if (node != source && !topo.node(node).is_switch()) continue;
+    for (const topo::Port &port : topo.node(node).ports)
+      if (port.connected() && dist[static_cast<size_t>(port.peer_node)] < 0) {
+        dist[static_cast<size_t>(port.peer_node)] = dist[static_cast<size_t>(node)] + 1;
+        queue.push_back(port.peer_node);
+      }
+  }
+  return dist;
+}
+
+uint16_t checked_links(int links, const topo::Topology &topo, int a, int b) {
+  if (links < 0)
+    throw Error(CANOPY_ERR_ROUTE, "no path from " + topo.node(a).name + " to " + topo.node(b).name);
+  if (links > std::numeric_limits<uint16_t>::max()) throw Error(CANOPY_ERR_ROUTE, "route longer than 65535 links");
+  return static_cast<uint16_t>(links);
+}
+
+// Links from the hosts of one switch to every host. Hosts hanging from one switch
+// (router) reach every other host along the same path after their first link:
+// LFTs forward by destination, dimension order starts at the router, shortest
+// paths share the switch. So one row per switch gives the rows of all its hosts.
+// Dimension order takes the shorter way round in every dimension: its length is
+// the torus distance between the routers, plus the two host links.
+std::vector<uint16_t> switch_row(const topo::Topology &topo, const std::vector<int> &hosts, int from) {
+  std::vector<uint16_t> row(hosts.size());
+  switch (topo::route_method(topo)) {
+    case topo::RouteMethod::Lft: {
+      topo::RouteFinder finder(topo, from);
+      for (size_t j = 0; j < hosts.size(); ++j) row[j] = checked_links(finder.to(hosts[j]).links(), topo, from, hosts[j]);
+      break;
+    }
+    case topo::RouteMethod::DimensionOrder: {
+      int router = topo.leaf_switch(from);
+      for (size_t j = 0; j < hosts.size(); ++j) {
+        int other = topo.leaf_switch(hosts[j]);
+        if (router < 0 || other < 0) throw Error(CANOPY_ERR_ROUTE, topo.node(from).name + " or " + topo.node(hosts[j]).name + " has no router");
+        row[j] = checked_links(hosts[j] == from ? 0 : 2 + topo.torus()->distance(topo.node(router).coords, topo.node(other).coords), topo, from, hosts[j]);
+      }
+      break;
+    }
+    case topo::RouteMethod::ShortestPath: {
+      std::vector<int> dist = shortest_links(topo, from);
+      for (size_t j = 0; j < hosts.size(); ++j) row[j] = checked_links(dist[static_cast<size_t>(hosts[j])], topo, from, hosts[j]);
+      break;
+    }
+  }
+  return row;
+}
+
 std::vector<uint16_t> host_hop_matrix(const topo::Topology &topo, const std::vector<int> &hosts) {
   size_t n = hosts.size();
   std::vector<uint16_t> hops(n * n, 0);
@@ -23,21 +78,14 @@ std::vector<uint16_t> host_hop_matrix(const topo::Topology &topo, const std::vec
     int leaf = topo.leaf_switch(hosts[i]);
     by_switch[leaf >= 0 ? leaf : -1 - static_cast<int>(i)].push_back(i);
   }
-  bool shortest = topo::route_method(topo) == topo::RouteMethod::ShortestPath;
+  bool lft = topo::route_method(topo) == topo::RouteMethod::Lft;
   for (const auto &[leaf, members] : by_switch) {
-    size_t first = members[0];
-    topo::RouteFinder finder(topo, hosts[first]);
-    for (size_t j = 0; j < n; ++j) {
-      int links = finder.to(hosts[j]).links();
-      if (links > std::numeric_limits<uint16_t>::max()) throw Error(CANOPY_ERR_ROUTE, "route longer than 65535 links");
-      for (size_t i : members) hops[i * n + j] = static_cast<uint16_t>(links);
-    }
+    std::vector<uint16_t> row = switch_row(topo, hosts, hosts[members[0]]);
+    for (size_t i : members) std::copy(row.begin(), row.end(), hops.begin() + static_cast<std::ptrdiff_t>(i * n));
+    // Under one switch: host, switch, host (forwarding tables are asked, they could differ).
     for (size_t a : members)
-      for (size_t b : members) {
-        if (a == b) hops[a * n + b] = 0;
-        else if (shortest) hops[a * n + b] = 2;  // host, shared switch, host
-        else hops[a * n + b] = static_cast<uint16_t>(topo::find_route(topo, hosts[a], hosts[b]).links());
-      }
+      for (size_t b : members)
+        hops[a * n + b] = a == b ? 0 : lft ? checked_links(topo::find_route(topo, hosts[a], hosts[b]).links(), topo, hosts[a], hosts[b]) : 2;
   }
   return hops;
 }

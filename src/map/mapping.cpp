@@ -57,47 +57,72 @@ TopologyTree inter_node_tree(const Machine &m, TreeChoice choice, unsigned attem
   return neighbor_joining_tree(distance, m.num_hosts(), attempt);
 }
 
-// Tree mapping cuts well but does not orient sibling subtrees towards each other
-// (which half of one face of a torus sits across which half of the other). With
-// refinement on, subtree and group swaps fix much of that, and the walk is tried
-// with a few METIS seeds (it runs on the small graph of groups), keeping the best.
-std::vector<int> groups_on_tree(const CommGraph &groups, const Machine &m, const MapOptions &o, MapResult &result) {
-  std::vector<int> best;
-  double best_cost = 0;
-  for (int attempt = 0; attempt < (o.refine ? kTreeMappingAttempts : 1); ++attempt) {
-    auto start = Clock::now();
-    // Neighbor joining breaks its ties differently in each attempt.
-    TopologyTree tree = o.algorithm == "rb" ? coordinate_bisection_tree(m.coordinates())
-                                            : inter_node_tree(m, o.tree, static_cast<unsigned>(attempt));
-    result.tree = tree.kind;
-    result.seconds["tree"] += seconds_since(start);
-    std::vector<int> host_of_group = map_on_tree(groups, tree, o.seed + attempt);
-    if (o.refine) {
-      swap_subtrees(groups, tree, m.hop_matrix(), host_of_group);
-      refine_hosts(groups, m, host_of_group);
-    }
-    double cost = inter_node_hop_bytes(groups, m, host_of_group);
-    if (best.empty() || cost < best_cost) best = std::move(host_of_group), best_cost = cost;
-  }
-  return best;
+TopologyTree build_tree(const Machine &m, const MapOptions &o, unsigned attempt, MapResult &result) {
+  auto start = Clock::now();
+  TopologyTree tree = o.algorithm == "rb" ? coordinate_bisection_tree(m.coordinates()) : inter_node_tree(m, o.tree, attempt);
+  result.tree = tree.kind;
+  result.seconds["tree"] += seconds_since(start);
+  return tree;
 }
 
-// The paper's preprocessing and inter-node step: node-sized METIS groups, then
-// the groups' graph mapped on a topology tree.
-std::vector<int> tree_hosts(const CommGraph &padded, const Machine &m, const MapOptions &o, MapResult &result) {
+// Tree mapping cuts well but does not orient sibling subtrees towards each other
+// (which half of one face of a torus sits across which half of the other):
+// swapping subtrees and then single groups between hosts fixes much of that.
+void orient_groups(const CommGraph &groups, const TopologyTree &tree, const Machine &m, std::vector<int> &host_of_group) {
+  swap_subtrees(groups, tree, m.hop_matrix(), host_of_group);
+  refine_hosts(groups, m, host_of_group);
+}
+
+// The paper's preprocessing: node-sized METIS groups (k-way + repair), then the
+// groups' graph mapped on the topology tree. That graph is small, so with
+// refinement on the walk is tried a few times (other METIS seeds, neighbor
+// joining breaking its ties differently) and the best kept.
+std::vector<int> flat_group_hosts(const CommGraph &padded, const Machine &m, const MapOptions &o, MapResult &result) {
   auto start = Clock::now();
   std::vector<int> group = partition_exact(padded, std::vector<int>(static_cast<size_t>(m.num_hosts()), m.slots_per_host()), o.seed);
   CommGraph groups = padded.quotient(group, m.num_hosts());
   result.seconds["partition"] = seconds_since(start);
+  std::vector<int> best;
+  double best_cost = 0;
+  for (int attempt = 0; attempt < (o.refine ? kTreeMappingAttempts : 1); ++attempt) {
+    TopologyTree tree = build_tree(m, o, static_cast<unsigned>(attempt), result);
+    start = Clock::now();
+    std::vector<int> host_of_group = map_on_tree(groups, tree, o.seed + attempt);
+    if (o.refine) orient_groups(groups, tree, m, host_of_group);
+    double cost = inter_node_hop_bytes(groups, m, host_of_group);
+    if (best.empty() || cost < best_cost) best = std::move(host_of_group), best_cost = cost;
+    result.seconds["map"] += seconds_since(start);
+  }
+  std::vector<int> host_of(group.size());
+  for (size_t v = 0; v < group.size(); ++v) host_of[v] = best[static_cast<size_t>(group[v])];
+  return host_of;
+}
+
+// Groups formed along the tree: the process graph itself is split at every tree
+// node into parts of (hosts below a child) x slots_per_host processes. Only few
+// parts per split, so METIS stays fast at 65,536 processes, and every cut follows
+// the hierarchy.
+std::vector<int> tree_group_hosts(const CommGraph &padded, const Machine &m, const MapOptions &o, MapResult &result) {
+  TopologyTree tree = build_tree(m, o, 0, result);
+  auto start = Clock::now();
+  std::vector<int> host_of = map_on_tree(padded, tree, o.seed, m.slots_per_host());
+  result.seconds["map"] = seconds_since(start);
+  if (o.refine) {
+    start = Clock::now();
+    std::vector<int> host_of_group(static_cast<size_t>(m.num_hosts()));
+    std::iota(host_of_group.begin(), host_of_group.end(), 0);
+    orient_groups(padded.quotient(host_of, m.num_hosts()), tree, m, host_of_group);
+    for (int &h : host_of) h = host_of_group[static_cast<size_t>(h)];
+    result.seconds["refine"] = seconds_since(start);
+  }
+  return host_of;
+}
+
+std::vector<int> tree_hosts(const CommGraph &padded, const Machine &m, const MapOptions &o, MapResult &result) {
   if (o.algorithm == "rb" && m.coordinates().empty())
     throw Error(CANOPY_ERR_INVALID_ARG, "rb needs torus coordinates (a torus: source); " + m.topology().source() +
                                             " has none: use rt");
-  start = Clock::now();
-  std::vector<int> host_of_group = groups_on_tree(groups, m, o, result);
-  result.seconds["map"] = seconds_since(start) - result.seconds["tree"];
-  std::vector<int> host_of(group.size());
-  for (size_t v = 0; v < group.size(); ++v) host_of[v] = host_of_group[static_cast<size_t>(group[v])];
-  return host_of;
+  return o.groups == GroupChoice::Flat ? flat_group_hosts(padded, m, o, result) : tree_group_hosts(padded, m, o, result);
 }
 
 // Refines the algorithm's hosts; if identity or block (refined) does better, that wins.
@@ -115,7 +140,7 @@ std::vector<int> refine_with_guard(const CommGraph &padded, const Machine &m, st
     double cost = inter_node_hop_bytes(padded, m, baseline);
     if (cost < best) best = cost, host_of = std::move(baseline), result.refined_from = name;
   }
-  result.seconds["refine"] = seconds_since(start);
+  result.seconds["refine"] += seconds_since(start);
   return host_of;
 }
 
@@ -135,6 +160,12 @@ TreeChoice tree_choice(const std::string &name) {
   if (name == "fabric") return TreeChoice::Fabric;
   if (name == "neighbor-joining" || name == "nj") return TreeChoice::NeighborJoining;
   throw Error(CANOPY_ERR_INVALID_ARG, "unknown tree '" + name + "' (auto, fabric or neighbor-joining)");
+}
+
+GroupChoice group_choice(const std::string &name) {
+  if (name == "tree") return GroupChoice::Tree;
+  if (name == "flat") return GroupChoice::Flat;
+  throw Error(CANOPY_ERR_INVALID_ARG, "unknown grouping '" + name + "' (tree or flat)");
 }
 
 const std::vector<std::string> &algorithm_names() {

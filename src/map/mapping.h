@@ -32,11 +32,20 @@ enum class TreeChoice { Auto, Fabric, NeighborJoining };
 /** "auto", "fabric", "neighbor-joining"; Error(INVALID_ARG) for another name. */
 TreeChoice tree_choice(const std::string &name);
 
+/** How rt and rb form the node-sized groups of processes: the paper's flat
+    preprocessing (METIS k-way into one group per host, repaired to exact sizes,
+    then the groups' graph mapped on the tree), or along the tree (the process
+    graph split at every tree node; few parts per split, faster at scale). */
+enum class GroupChoice { Tree, Flat };
+/** "tree", "flat"; Error(INVALID_ARG) for another name. */
+GroupChoice group_choice(const std::string &name);
+
 struct MapOptions {
   std::string algorithm = "rt";
   /** rt: the fabric's switch hierarchy or neighbor joining; auto takes the
       hierarchy on switched fabrics and neighbor joining on tori and switchless sources. */
   TreeChoice tree = TreeChoice::Auto;
+  GroupChoice groups = GroupChoice::Tree;
   bool intra_node = true;  // intra-node mapping (needs Machine::node())
   bool refine = true;      // refinement pass and the never-worse-than-baselines guard
   int seed = 1;            // METIS seed: the same seed gives the same mapping

@@ -11,22 +11,22 @@ namespace {
 
 // vertices[i] is the original id of vertex i of `graph`.
 void map_subtree(const CommGraph &graph, const std::vector<int> &vertices, const TopologyTree &tree, int node, int seed,
-                 std::vector<int> &leaf_of) {
+                 int per_leaf, std::vector<int> &leaf_of) {
   const TreeNode &t = tree.nodes[static_cast<size_t>(node)];
   if (t.children.empty()) {
-    leaf_of[static_cast<size_t>(vertices[0])] = t.leaves[0];
+    for (int v : vertices) leaf_of[static_cast<size_t>(v)] = t.leaves[0];
     return;
   }
-  if (t.children.size() == 1) return map_subtree(graph, vertices, tree, t.children[0], seed, leaf_of);
+  if (t.children.size() == 1) return map_subtree(graph, vertices, tree, t.children[0], seed, per_leaf, leaf_of);
   std::vector<int> sizes;
-  for (int c : t.children) sizes.push_back(static_cast<int>(tree.nodes[static_cast<size_t>(c)].leaves.size()));
+  for (int c : t.children) sizes.push_back(per_leaf * static_cast<int>(tree.nodes[static_cast<size_t>(c)].leaves.size()));
   std::vector<int> part = partition_exact(graph, sizes, seed);
   std::vector<std::vector<int>> members(t.children.size());  // local ids per child
   for (size_t v = 0; v < part.size(); ++v) members[static_cast<size_t>(part[v])].push_back(static_cast<int>(v));
   for (size_t c = 0; c < t.children.size(); ++c) {
     std::vector<int> original;
     for (int v : members[c]) original.push_back(vertices[static_cast<size_t>(v)]);
-    map_subtree(graph.subgraph(members[c]), original, tree, t.children[c], seed, leaf_of);
+    map_subtree(graph.subgraph(members[c]), original, tree, t.children[c], seed, per_leaf, leaf_of);
   }
 }
 
@@ -87,15 +87,15 @@ double swap_subtrees(const CommGraph &g, const TopologyTree &tree, const std::ve
   return removed;
 }
 
-std::vector<int> map_on_tree(const CommGraph &graph, const TopologyTree &tree, int seed) {
-  if (tree.nodes.empty() || static_cast<int>(tree.nodes[0].leaves.size()) != graph.num_vertices())
+std::vector<int> map_on_tree(const CommGraph &graph, const TopologyTree &tree, int seed, int per_leaf) {
+  if (tree.nodes.empty() || static_cast<int64_t>(tree.nodes[0].leaves.size()) * per_leaf != graph.num_vertices())
     throw Error(CANOPY_ERR_INVALID_ARG, "tree mapping: " + std::to_string(graph.num_vertices()) + " vertices for " +
                                             std::to_string(tree.nodes.empty() ? 0 : tree.nodes[0].leaves.size()) +
-                                            " places");
+                                            " places of " + std::to_string(per_leaf));
   std::vector<int> vertices(static_cast<size_t>(graph.num_vertices()));
   std::iota(vertices.begin(), vertices.end(), 0);
   std::vector<int> leaf_of(vertices.size(), -1);
-  map_subtree(graph, vertices, tree, 0, seed, leaf_of);
+  map_subtree(graph, vertices, tree, 0, seed, per_leaf, leaf_of);
   return leaf_of;
 }
 

@@ -12,9 +12,9 @@
 
 namespace canopy::map {
 
-/** The leaf (place) of every vertex: one vertex per leaf, so the graph must have
-    as many vertices as the tree has leaves. */
-std::vector<int> map_on_tree(const CommGraph &graph, const TopologyTree &tree, int seed);
+/** The leaf (place) of every vertex: @p per_leaf vertices per leaf, so the graph
+    must have per_leaf times as many vertices as the tree has leaves. */
+std::vector<int> map_on_tree(const CommGraph &graph, const TopologyTree &tree, int seed, int per_leaf = 1);
 
 /** Orients the subtrees of a tree mapping towards each other: for every inner
     node, swaps the contents of two equally large children (leaf i of one with

@@ -106,7 +106,12 @@ TEST(Mapping, StencilOnExactlyFittingTorusNodesReachesTheBlockOptimum) {
   const double optimum = 12 * 4 * 3;
   EXPECT_GT(hop_bytes(p, "identity"), optimum);
   EXPECT_GT(hop_bytes(p, "block"), optimum);
-  EXPECT_DOUBLE_EQ(hop_bytes(p, "rb"), optimum);
+  for (GroupChoice groups : {GroupChoice::Tree, GroupChoice::Flat}) {
+    MapOptions o;
+    o.algorithm = "rb";
+    o.groups = groups;
+    EXPECT_DOUBLE_EQ(evaluate(p, map_processes(p, o).slot_of_process).hop_bytes, optimum);
+  }
   // rt finds the cubes but its neighbor-joining tree pairs the routers of the two faces
   // along different axes, which no subtree or pairwise swap repairs (see docs/mapping.md).
   EXPECT_LE(hop_bytes(p, "rt"), optimum * 10 / 9);
@@ -120,11 +125,13 @@ TEST(Mapping, StencilOnExactlyFittingFatTreeNodesReachesTheBlockOptimum) {
   Problem p = problem_on(topo, all_hosts(*topo, 11), 8, test::stencil_3d(4, 4, 4));
   const double optimum = 16 * 4 + 32 * 2;
   EXPECT_GT(hop_bytes(p, "identity"), optimum);
-  for (const char *tree : {"fabric", "neighbor-joining"}) {
-    MapOptions o;
-    o.tree = tree_choice(tree);
-    EXPECT_DOUBLE_EQ(evaluate(p, map_processes(p, o).slot_of_process).hop_bytes, optimum) << tree;
-  }
+  for (const char *tree : {"fabric", "neighbor-joining"})
+    for (const char *groups : {"tree", "flat"}) {
+      MapOptions o;
+      o.tree = tree_choice(tree);
+      o.groups = group_choice(groups);
+      EXPECT_DOUBLE_EQ(evaluate(p, map_processes(p, o).slot_of_process).hop_bytes, optimum) << tree << " " << groups;
+    }
 }
 
 TEST(Mapping, IntraNodeMappingKeepsHeavyGroupsOnOneSocket) {
@@ -218,6 +225,7 @@ TEST(MappingProperties, OneToOneAndNeverWorseThanBaselines) {
       MapOptions o;
       o.algorithm = a;
       o.seed = static_cast<int>(seed);
+      o.groups = seed % 3 == 2 ? GroupChoice::Flat : GroupChoice::Tree;
       MapResult r = map_processes(p, o);
       ASSERT_NO_THROW(check_placement(p, r.slot_of_process)) << a << " seed " << seed;
       if (a != "identity" && a != "block") {

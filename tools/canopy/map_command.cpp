@@ -18,7 +18,7 @@ namespace canopy::cli {
 namespace {
 
 struct MapOptions {
-  std::string graph, fabric, hosts, node, algorithm = "rt", tree = "auto";
+  std::string graph, fabric, hosts, node, algorithm = "rt", tree = "auto", groups = "tree";
   std::string rankfile, slurm_hostfile, machinefile, permutation;
   int ppn = 0, parts = 0, seed = 1;
   bool no_intra = false, no_refine = false, json = false;
@@ -67,6 +67,7 @@ int run_map(const MapOptions &o) {
   map::MapOptions options;
   options.algorithm = o.algorithm;
   options.tree = map::tree_choice(o.tree);
+  options.groups = map::group_choice(o.groups);
   options.intra_node = !o.no_intra;
   options.refine = !o.no_refine;
   options.seed = o.seed;
@@ -98,6 +99,9 @@ CommandRunner add_map_command(CLI::App &app) {
       ->check(CLI::IsMember(map::algorithm_names()))->capture_default_str();
   cmd->add_option("--tree", o->tree, "rt's topology tree: auto, fabric or neighbor-joining")
       ->check(CLI::IsMember({"auto", "fabric", "neighbor-joining"}))->capture_default_str();
+  cmd->add_option("--groups", o->groups,
+                  "rt/rb: form node-sized groups along the tree, or flat (the paper: METIS k-way into one group per host)")
+      ->check(CLI::IsMember({"tree", "flat"}))->capture_default_str();
   cmd->add_option("--parts", o->parts, "MatrixMarket input: split the rows into this many processes (METIS)");
   cmd->add_option("--seed", o->seed, "METIS seed (same seed, same mapping)")->capture_default_str();
   cmd->add_flag("--no-intra", o->no_intra, "Skip intra-node mapping");
