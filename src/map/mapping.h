@@ -57,7 +57,9 @@ struct MapResult {
   std::string tree;           // topology tree used ("" when none)
   bool intra_node = false;    // intra-node mapping was applied
   std::string refined_from;   // "" without refinement; else the start the result came from ("rt", "identity", ...)
-  std::map<std::string, double> seconds;  // time per phase ("partition", "tree", "map", "refine", "intra", "total")
+  /** Wall time per phase ("partition", "tree", "map", "refine", "intra", "total"),
+      and "total_cpu": the process's CPU time for the whole mapping. */
+  std::map<std::string, double> seconds;
 };
 
 /** identity, block, greedy, rt, rb. */

@@ -96,6 +96,12 @@ def test_fat_tree_tree_choice():
                    "--algorithm", "rt", "--tree", tree, "--json")
         report = json.loads(r.stdout) if r.returncode == 0 else {}
         check(f"fat tree, tree {tree}", report.get("tree") == expect, r.stderr or report)
+    for groups in ("tree", "flat"):
+        r = canopy("--graph", STENCIL, "--fabric", TORUS, "--hosts", TORUS_HOSTS, "--ppn", "8", "--algorithm", "rb",
+                   "--groups", groups, "--json")
+        report = json.loads(r.stdout) if r.returncode == 0 else {}
+        check(f"rb --groups {groups}: block optimum", report.get("metrics", {}).get("hop_bytes") == 144000,
+              r.stderr or report)
     r = canopy("--graph", STENCIL, "--fabric", TORUS, "--hosts", TORUS_HOSTS, "--ppn", "8", "--tree", "fabric")
     check("torus has no switch hierarchy", r.returncode == 1 and "neighbor-joining" in r.stderr, r.stderr)
     r = canopy("--graph", STENCIL, "--fabric", "slurm:" + SLURM, "--hosts", FT_HOSTS, "--ppn", "8")
