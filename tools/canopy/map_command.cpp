@@ -17,14 +17,14 @@
 namespace canopy::cli {
 namespace {
 
-struct MapOptions {
+struct MapCommandOptions {
   std::string graph, fabric, hosts, node, algorithm = "rt", tree = "auto", groups = "tree";
   std::string rankfile, slurm_hostfile, machinefile, permutation;
   int ppn = 0, parts = 0, seed = 1;
   bool no_intra = false, no_refine = false, json = false;
 };
 
-map::Problem load_problem(const MapOptions &o) {
+map::Problem load_problem(const MapCommandOptions &o) {
   map::CommGraph graph = map::load_comm_graph(o.graph, {o.parts, o.seed});
   auto topology = std::make_shared<const topo::Topology>(topo::load_topology(o.fabric));
   std::vector<int> hosts = map::allocation_hosts(*topology, read_file(o.hosts), o.hosts);
@@ -33,7 +33,7 @@ map::Problem load_problem(const MapOptions &o) {
   return map::Problem{std::move(graph), map::Machine(topology, std::move(hosts), o.ppn, std::move(node))};
 }
 
-void write_outputs(const MapOptions &o, const map::Machine &m, const std::vector<int> &slots) {
+void write_outputs(const MapCommandOptions &o, const map::Machine &m, const std::vector<int> &slots) {
   if (!o.rankfile.empty()) write_file_atomic(o.rankfile, map::openmpi_rankfile(m, slots));
   if (!o.slurm_hostfile.empty()) write_file_atomic(o.slurm_hostfile, map::slurm_hostfile(m, slots));
   if (!o.machinefile.empty()) write_file_atomic(o.machinefile, map::mpich_machinefile(m, slots));
@@ -62,7 +62,7 @@ void print_text(const map::Problem &p, const map::MapResult &r, const map::Metri
   if (m.cross_socket_bytes >= 0) row("cross-socket bytes", m.cross_socket_bytes, identity.cross_socket_bytes);
 }
 
-int run_map(const MapOptions &o) {
+int run_map(const MapCommandOptions &o) {
   map::Problem problem = load_problem(o);
   map::MapOptions options;
   options.algorithm = o.algorithm;
@@ -85,7 +85,7 @@ int run_map(const MapOptions &o) {
 }  // namespace
 
 CommandRunner add_map_command(CLI::App &app) {
-  auto o = std::make_shared<MapOptions>();
+  auto o = std::make_shared<MapCommandOptions>();
   CLI::App *cmd = app.add_subcommand("map", "Map processes onto an allocation to cut hop-bytes; write launcher files");
   cmd->add_option("--graph", o->graph,
                   "Communication graph: metis:FILE, edges:FILE (SRC DST BYTES), mtx:FILE (with --parts), "
