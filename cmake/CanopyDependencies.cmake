@@ -3,6 +3,12 @@ find_package(Threads REQUIRED)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(HWLOC REQUIRED IMPORTED_TARGET hwloc>=2.0)
 find_package(nlohmann_json 3.10 REQUIRED)
+# METIS 5 (Debian libmetis-dev, 32-bit idx_t): graph partitioning for task mapping.
+find_path(METIS_INCLUDE_DIR metis.h REQUIRED)
+find_library(METIS_LIBRARY metis REQUIRED)
+add_library(canopy_metis INTERFACE)
+target_include_directories(canopy_metis INTERFACE ${METIS_INCLUDE_DIR})
+target_link_libraries(canopy_metis INTERFACE ${METIS_LIBRARY})
 find_path(CLI11_INCLUDE_DIR CLI/CLI.hpp REQUIRED)
 # Standalone Asio (header-only, Debian libasio-dev): canopyd's networking.
 find_path(ASIO_INCLUDE_DIR asio.hpp REQUIRED)

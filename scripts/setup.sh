@@ -9,6 +9,7 @@ packages=(
   clang libclang-rt-14-dev                          # libFuzzer targets
   libgtest-dev nlohmann-json3-dev libcli11-dev      # tests, JSON, command lines
   libhwloc-dev hwloc                                # node topology
+  libmetis-dev                                      # graph partitioning (task mapping)
   libopenmpi-dev openmpi-bin                        # MPI (collectives runtime, libcanopy-mpi.so)
   libasio-dev                                       # canopyd networking (standalone Asio)
   infiniband-diags opensm ibsim-utils               # real fabric tools, simulated fabric

@@ -1,0 +1,110 @@
+#include "map/comm_graph.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "common/error.h"
+
+namespace canopy::map {
+
+double CommGraph::vertex_bytes(int v) const {
+  double sum = 0;
+  for (int64_t i = row_begin(v); i < row_end(v); ++i) sum += weight(i);
+  return sum;
+}
+
+CommGraph CommGraph::subgraph(const std::vector<int> &vertices) const {
+  std::vector<int> scratch(static_cast<size_t>(num_vertices()), -1);
+  return subgraph(vertices, scratch);
+}
+
+CommGraph CommGraph::subgraph(const std::vector<int> &vertices, std::vector<int> &local) const {
+  for (size_t i = 0; i < vertices.size(); ++i) local[static_cast<size_t>(vertices[i])] = static_cast<int>(i);
+  CommGraph g;
+  g.offsets_.reserve(vertices.size() + 1);
+  for (int v : vertices) {
+    for (int64_t i = row_begin(v); i < row_end(v); ++i) {
+      int u = local[static_cast<size_t>(neighbor(i))];
+      if (u < 0) continue;
+      g.neighbors_.push_back(u);
+      g.weights_.push_back(weight(i));
+      g.total_bytes_ += weight(i);
+    }
+    g.offsets_.push_back(static_cast<int64_t>(g.neighbors_.size()));
+  }
+  g.total_bytes_ /= 2;
+  for (int v : vertices) local[static_cast<size_t>(v)] = -1;
+  return g;
+}
+
+CommGraph CommGraph::quotient(const std::vector<int> &part, int num_parts) const {
+  CommGraphBuilder builder(num_parts);
+  for (int v = 0; v < num_vertices(); ++v)
+    for (int64_t i = row_begin(v); i < row_end(v); ++i) {
+      int u = neighbor(i);
+      // Each undirected edge once: from its lower end.
+      if (v < u && part[static_cast<size_t>(v)] != part[static_cast<size_t>(u)])
+        builder.add(part[static_cast<size_t>(v)], part[static_cast<size_t>(u)], weight(i));
+    }
+  return builder.build();
+}
+
+CommGraph CommGraph::padded(int n) const {
+  CommGraph g = *this;
+  while (g.num_vertices() < n) g.offsets_.push_back(g.offsets_.back());
+  return g;
+}
+
+CommGraphBuilder::CommGraphBuilder(int num_vertices) : n_(num_vertices) {
+  if (num_vertices < 0) throw Error(CANOPY_ERR_INVALID_ARG, "negative number of processes");
+}
+
+void CommGraphBuilder::add(int u, int v, double bytes) {
+  if (u < 0 || v < 0 || u >= n_ || v >= n_)
+    throw Error(CANOPY_ERR_INVALID_ARG, "process " + std::to_string(u < 0 || u >= n_ ? u : v) +
+                                            " is out of range (0.." + std::to_string(n_ - 1) + ")");
+  if (!(bytes >= 0) || !std::isfinite(bytes))
+    throw Error(CANOPY_ERR_INVALID_ARG, "communication volume must be a finite number >= 0");
+  if (u == v || bytes == 0) return;
+  entries_.push_back({std::min(u, v), std::max(u, v), bytes});
+}
+
+CommGraph CommGraphBuilder::build() {
+  std::sort(entries_.begin(), entries_.end(),
+            [](const Entry &a, const Entry &b) { return a.u != b.u ? a.u < b.u : a.v < b.v; });
+  // Merge duplicates in place, then count both directions per vertex.
+  size_t merged = 0;
+  for (size_t i = 0; i < entries_.size(); ++i) {
+    if (merged && entries_[merged - 1].u == entries_[i].u && entries_[merged - 1].v == entries_[i].v)
+      entries_[merged - 1].bytes += entries_[i].bytes;
+    else
+      entries_[merged++] = entries_[i];
+  }
+  entries_.resize(merged);
+  CommGraph g;
+  g.offsets_.assign(static_cast<size_t>(n_) + 1, 0);
+  for (const Entry &e : entries_) {
+    ++g.offsets_[static_cast<size_t>(e.u) + 1];
+    ++g.offsets_[static_cast<size_t>(e.v) + 1];
+  }
+  for (size_t v = 0; v < static_cast<size_t>(n_); ++v) g.offsets_[v + 1] += g.offsets_[v];
+  g.neighbors_.resize(2 * merged);
+  g.weights_.resize(2 * merged);
+  std::vector<int64_t> fill(g.offsets_.begin(), g.offsets_.end() - 1);
+  // Entries are sorted by (u, v) with u < v: the first pass gives every row its
+  // lower neighbours in order, the second its higher ones, so rows come out sorted.
+  for (int pass = 0; pass < 2; ++pass)
+    for (const Entry &e : entries_) {
+      int from = pass == 0 ? e.v : e.u, to = pass == 0 ? e.u : e.v;
+      size_t at = static_cast<size_t>(fill[static_cast<size_t>(from)]++);
+      g.neighbors_[at] = to;
+      g.weights_[at] = e.bytes;
+    }
+  for (const Entry &e : entries_) g.total_bytes_ += e.bytes;
+  entries_.clear();
+  entries_.shrink_to_fit();
+  return g;
+}
+
+}  // namespace canopy::map

@@ -1,0 +1,69 @@
+// The machine a job is mapped onto: its allocation (hosts in allocation order,
+// each with the same number of slots), the network distance between those hosts
+// along the routes the fabric really uses, and optionally the inside of a node
+// (which core each slot is, and how far apart cores are in the hwloc tree).
+// Slot s is local slot s % slots_per_host of host s / slots_per_host.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "topo/node_topology.h"
+#include "topo/topology.h"
+
+namespace canopy::map {
+
+/** The slots of one node as placed on its cores: slot j runs on core
+    slot_core[j]; the slots are spread evenly over the node's cores. */
+struct NodeLayout {
+  std::string spec;               // the node topology's spec ("live", a path, a synthetic string)
+  int cores = 0;                  // cores in the node
+  std::vector<int> slot_core;     // logical core index of each local slot
+  std::vector<int> slot_package;  // package of each local slot (-1: no packages)
+  std::vector<int> distance;      // slots x slots: levels up to the cores' common ancestor
+
+  static NodeLayout from(const topo::NodeTopology &node, int slots_per_host);
+  int slot_distance(int a, int b) const { return distance[static_cast<size_t>(a) * slot_core.size() + b]; }
+};
+
+class Machine {
+ public:
+  /** @p hosts: node indexes of hosts of @p topology, in allocation order, each at
+      most once. Computes the host-to-host hop matrix from the real routes (throws
+      Error(ROUTE) where a route is broken). */
+  Machine(std::shared_ptr<const topo::Topology> topology, std::vector<int> hosts, int slots_per_host,
+          std::optional<NodeLayout> node = std::nullopt);
+
+  const topo::Topology &topology() const { return *topology_; }
+  const std::vector<int> &host_nodes() const { return hosts_; }
+  const std::string &host_name(int host) const { return topology_->node(hosts_[static_cast<size_t>(host)]).name; }
+  int num_hosts() const { return static_cast<int>(hosts_.size()); }
+  int slots_per_host() const { return slots_per_host_; }
+  int num_slots() const { return num_hosts() * slots_per_host_; }
+  int host_of_slot(int slot) const { return slot / slots_per_host_; }
+  int local_slot(int slot) const { return slot % slots_per_host_; }
+
+  /** Network links on the route from host @p a to host @p b (allocation indexes). */
+  int hops(int a, int b) const { return hops_[static_cast<size_t>(a) * hosts_.size() + static_cast<size_t>(b)]; }
+  const std::vector<uint16_t> &hop_matrix() const { return hops_; }
+  /** Torus/mesh coordinates of every host (empty when the source has none). */
+  const std::vector<std::vector<int>> &coordinates() const { return coords_; }
+  const std::optional<NodeLayout> &node() const { return node_; }
+
+ private:
+  std::shared_ptr<const topo::Topology> topology_;
+  std::vector<int> hosts_;
+  int slots_per_host_;
+  std::vector<uint16_t> hops_;
+  std::vector<std::vector<int>> coords_;
+  std::optional<NodeLayout> node_;
+};
+
+/** Resolves host names (a host file's entries) against @p topology: unknown or
+    repeated hosts are parse errors naming @p file and the line. */
+std::vector<int> allocation_hosts(const topo::Topology &topology, const std::string &hostfile_text,
+                                  const std::string &file);
+
+}  // namespace canopy::map

@@ -1,0 +1,239 @@
+#include "map/mapping.h"
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <numeric>
+
+#include "common/error.h"
+#include "map/partition.h"
+#include "map/placement_steps.h"
+#include "map/topology_tree.h"
+#include "map/tree_mapping.h"
+
+namespace canopy::map {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr int kTreeMappingAttempts = 4;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// CPU time of this process: on a shared machine the wall clock also counts the others.
+double cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+// Hosts in fabric order: by torus position (first dimension fastest), or as the
+// switch hierarchy lists them (hosts of one leaf switch together, leaves of one
+// pod together).
+std::vector<int> fabric_order(const Machine &m) {
+  std::vector<int> order(static_cast<size_t>(m.num_hosts()));
+  std::iota(order.begin(), order.end(), 0);
+  if (!m.coordinates().empty()) {
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+      const auto &ca = m.coordinates()[static_cast<size_t>(a)], &cb = m.coordinates()[static_cast<size_t>(b)];
+      return std::lexicographical_compare(ca.rbegin(), ca.rend(), cb.rbegin(), cb.rend());
+    });
+    return order;
+  }
+  TopologyTree tree = fabric_hierarchy_tree(m.topology(), m.host_nodes());
+  return tree.nodes[0].leaves;
+}
+
+// Slot of every padded vertex when vertex v goes to slot position v of the host order.
+std::vector<int> hosts_in_order(const Machine &m, const std::vector<int> &order, int vertices) {
+  std::vector<int> host_of(static_cast<size_t>(vertices));
+  for (int v = 0; v < vertices; ++v) host_of[static_cast<size_t>(v)] = order[static_cast<size_t>(v / m.slots_per_host())];
+  return host_of;
+}
+
+TopologyTree inter_node_tree(const Machine &m, TreeChoice choice, unsigned attempt) {
+  const topo::Topology &topo = m.topology();
+  bool hierarchy_known = !topo.torus() && !topo.switches().empty();
+  if (choice == TreeChoice::Fabric && !hierarchy_known)
+    throw Error(CANOPY_ERR_INVALID_ARG, "the fabric's switch hierarchy is not known for " + topo.source() +
+                                            " (a torus or a switchless source): use --tree neighbor-joining");
+  if (choice == TreeChoice::Fabric || (choice == TreeChoice::Auto && hierarchy_known))
+    return fabric_hierarchy_tree(topo, m.host_nodes());
+  std::vector<float> distance(m.hop_matrix().begin(), m.hop_matrix().end());
+  return neighbor_joining_tree(distance, m.num_hosts(), attempt);
+}
+
+TopologyTree build_tree(const Machine &m, const MapOptions &o, unsigned attempt, MapResult &result) {
+  auto start = Clock::now();
+  TopologyTree tree = o.algorithm == "rb" ? coordinate_bisection_tree(m.coordinates()) : inter_node_tree(m, o.tree, attempt);
+  result.tree = tree.kind;
+  result.seconds["tree"] += seconds_since(start);
+  return tree;
+}
+
+// Tree mapping cuts well but does not orient sibling subtrees towards each other
+// (which half of one face of a torus sits across which half of the other):
+// swapping subtrees and then single groups between hosts fixes much of that.
+void orient_groups(const CommGraph &groups, const TopologyTree &tree, const Machine &m, std::vector<int> &host_of_group) {
+  swap_subtrees(groups, tree, m.hop_matrix(), host_of_group);
+  refine_hosts(groups, m, host_of_group);
+}
+
+// The paper's preprocessing: node-sized METIS groups (k-way + repair), then the
+// groups' graph mapped on the topology tree. That graph is small, so with
+// refinement on the walk is tried a few times (other METIS seeds, neighbor
+// joining breaking its ties differently) and the best kept.
+std::vector<int> flat_group_hosts(const CommGraph &padded, const Machine &m, const MapOptions &o, MapResult &result) {
+  auto start = Clock::now();
+  std::vector<int> group = partition_exact(padded, std::vector<int>(static_cast<size_t>(m.num_hosts()), m.slots_per_host()), o.seed);
+  CommGraph groups = padded.quotient(group, m.num_hosts());
+  result.seconds["partition"] = seconds_since(start);
+  std::vector<int> best;
+  double best_cost = 0;
+  for (int attempt = 0; attempt < (o.refine ? kTreeMappingAttempts : 1); ++attempt) {
+    TopologyTree tree = build_tree(m, o, static_cast<unsigned>(attempt), result);
+    start = Clock::now();
+    std::vector<int> host_of_group = map_on_tree(groups, tree, o.seed + attempt);
+    if (o.refine) orient_groups(groups, tree, m, host_of_group);
+    double cost = inter_node_hop_bytes(groups, m, host_of_group);
+    if (best.empty() || cost < best_cost) best = std::move(host_of_group), best_cost = cost;
+    result.seconds["map"] += seconds_since(start);
+  }
+  std::vector<int> host_of(group.size());
+  for (size_t v = 0; v < group.size(); ++v) host_of[v] = best[static_cast<size_t>(group[v])];
+  return host_of;
+}
+
+// Groups formed along the tree: the process graph itself is split at every tree
+// node into parts of (hosts below a child) x slots_per_host processes. Only few
+// parts per split, so METIS stays fast at 65,536 processes, and every cut follows
+// the hierarchy.
+std::vector<int> tree_group_hosts(const CommGraph &padded, const Machine &m, const MapOptions &o, MapResult &result) {
+  TopologyTree tree = build_tree(m, o, 0, result);
+  auto start = Clock::now();
+  std::vector<int> host_of = map_on_tree(padded, tree, o.seed, m.slots_per_host());
+  result.seconds["map"] = seconds_since(start);
+  if (o.refine) {
+    start = Clock::now();
+    std::vector<int> host_of_group(static_cast<size_t>(m.num_hosts()));
+    std::iota(host_of_group.begin(), host_of_group.end(), 0);
+    orient_groups(padded.quotient(host_of, m.num_hosts()), tree, m, host_of_group);
+    for (int &h : host_of) h = host_of_group[static_cast<size_t>(h)];
+    result.seconds["refine"] = seconds_since(start);
+  }
+  return host_of;
+}
+
+std::vector<int> tree_hosts(const CommGraph &padded, const Machine &m, const MapOptions &o, MapResult &result) {
+  if (o.algorithm == "rb" && m.coordinates().empty())
+    throw Error(CANOPY_ERR_INVALID_ARG, "rb needs torus coordinates (a torus: source); " + m.topology().source() +
+                                            " has none: use rt");
+  return o.groups == GroupChoice::Flat ? flat_group_hosts(padded, m, o, result) : tree_group_hosts(padded, m, o, result);
+}
+
+// Refines the algorithm's hosts; if identity or block (refined) does better, that wins.
+std::vector<int> refine_with_guard(const CommGraph &padded, const Machine &m, std::vector<int> host_of, MapResult &result) {
+  auto start = Clock::now();
+  refine_hosts(padded, m, host_of);
+  double best = inter_node_hop_bytes(padded, m, host_of);
+  result.refined_from = result.algorithm;
+  std::vector<int> identity_order(static_cast<size_t>(m.num_hosts()));
+  std::iota(identity_order.begin(), identity_order.end(), 0);
+  for (auto &[name, order] : {std::pair<const char *, std::vector<int>>{"identity", identity_order}, {"block", fabric_order(m)}}) {
+    std::vector<int> baseline = hosts_in_order(m, order, padded.num_vertices());
+    if (inter_node_hop_bytes(padded, m, baseline) >= best) continue;
+    refine_hosts(padded, m, baseline);
+    double cost = inter_node_hop_bytes(padded, m, baseline);
+    if (cost < best) best = cost, host_of = std::move(baseline), result.refined_from = name;
+  }
+  result.seconds["refine"] += seconds_since(start);
+  return host_of;
+}
+
+TopologyTree node_tree(const NodeLayout &layout) {
+  size_t n = layout.slot_core.size();
+  std::vector<float> distance(n * n);
+  for (size_t i = 0; i < distance.size(); ++i) distance[i] = static_cast<float>(layout.distance[i]);
+  TopologyTree tree = neighbor_joining_tree(distance, static_cast<int>(n));
+  tree.kind = "hwloc";
+  return tree;
+}
+
+}  // namespace
+
+TreeChoice tree_choice(const std::string &name) {
+  if (name == "auto") return TreeChoice::Auto;
+  if (name == "fabric") return TreeChoice::Fabric;
+  if (name == "neighbor-joining" || name == "nj") return TreeChoice::NeighborJoining;
+  throw Error(CANOPY_ERR_INVALID_ARG, "unknown tree '" + name + "' (auto, fabric or neighbor-joining)");
+}
+
+GroupChoice group_choice(const std::string &name) {
+  if (name == "tree") return GroupChoice::Tree;
+  if (name == "flat") return GroupChoice::Flat;
+  throw Error(CANOPY_ERR_INVALID_ARG, "unknown grouping '" + name + "' (tree or flat)");
+}
+
+const std::vector<std::string> &algorithm_names() {
+  static const std::vector<std::string> names = {"identity", "block", "greedy", "rt", "rb"};
+  return names;
+}
+
+std::vector<int> identity_placement(const Problem &p) {
+  std::vector<int> slots(static_cast<size_t>(p.graph.num_vertices()));
+  std::iota(slots.begin(), slots.end(), 0);
+  return slots;
+}
+
+std::vector<int> block_placement(const Problem &p) {
+  std::vector<int> order = fabric_order(p.machine);
+  std::vector<int> slots(static_cast<size_t>(p.graph.num_vertices()));
+  int ppn = p.machine.slots_per_host();
+  for (size_t v = 0; v < slots.size(); ++v) slots[v] = order[v / static_cast<size_t>(ppn)] * ppn + static_cast<int>(v % static_cast<size_t>(ppn));
+  return slots;
+}
+
+MapResult map_processes(const Problem &p, const MapOptions &o) {
+  const Machine &m = p.machine;
+  if (std::find(algorithm_names().begin(), algorithm_names().end(), o.algorithm) == algorithm_names().end())
+    throw Error(CANOPY_ERR_INVALID_ARG, "unknown mapping algorithm '" + o.algorithm + "' (identity, block, greedy, rt, rb)");
+  if (p.graph.num_vertices() > m.num_slots())
+    throw Error(CANOPY_ERR_INVALID_ARG, std::to_string(p.graph.num_vertices()) + " processes but only " +
+                                            std::to_string(m.num_slots()) + " slots (" + std::to_string(m.num_hosts()) +
+                                            " hosts x " + std::to_string(m.slots_per_host()) + " per host)");
+  auto start = Clock::now();
+  double cpu_start = cpu_seconds();
+  MapResult result;
+  result.algorithm = o.algorithm;
+  if (o.algorithm == "identity" || o.algorithm == "block") {
+    result.slot_of_process = o.algorithm == "identity" ? identity_placement(p) : block_placement(p);
+    result.seconds["total"] = seconds_since(start);
+    result.seconds["total_cpu"] = cpu_seconds() - cpu_start;
+    return result;
+  }
+  CommGraph padded = p.graph.padded(m.num_slots());
+  std::vector<int> host_of;
+  if (o.algorithm == "greedy") {
+    auto greedy_start = Clock::now();
+    host_of = greedy_hosts(padded, m);
+    result.seconds["map"] = seconds_since(greedy_start);
+  } else {
+    host_of = tree_hosts(padded, m, o, result);
+  }
+  if (o.refine) host_of = refine_with_guard(padded, m, std::move(host_of), result);
+  auto intra_start = Clock::now();
+  result.intra_node = o.intra_node && m.node().has_value();
+  std::optional<TopologyTree> tree;
+  if (result.intra_node) tree = node_tree(*m.node());
+  std::vector<int> slots = place_in_nodes(padded, m, host_of, tree ? &*tree : nullptr, o.seed);
+  result.seconds["intra"] = seconds_since(intra_start);
+  slots.resize(static_cast<size_t>(p.graph.num_vertices()));
+  result.slot_of_process = std::move(slots);
+  result.seconds["total"] = seconds_since(start);
+  result.seconds["total_cpu"] = cpu_seconds() - cpu_start;
+  return result;
+}
+
+}  // namespace canopy::map

@@ -1,0 +1,76 @@
+// Task mapping: which slot of the allocation each process (MPI rank) gets.
+//
+//   map::Problem problem{graph, machine};
+//   map::MapResult result = map::map_processes(problem, {"rt"});
+//   map::Metrics m = map::evaluate(problem, result.slot_of_process);
+//
+// Algorithms (selectable by name, see algorithm_names()):
+//   identity  rank i on slot i, hosts in allocation order (what launchers do)
+//   block     ranks in blocks of slots_per_host, hosts in fabric order
+//   greedy    heaviest unplaced process next to its placed partners, on the nearest free slot
+//   rt        METIS groups of one node each, recursive tree mapping on a topology tree
+//   rb        the same groups, recursive bipartitioning on torus coordinates
+// greedy, rt and rb are followed by a refinement pass (process swaps between
+// hosts that lower hop-bytes, never worse than identity or block) and, when the
+// machine knows its nodes' inside, intra-node mapping on the hwloc tree.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "map/comm_graph.h"
+#include "map/machine.h"
+
+namespace canopy::map {
+
+struct Problem {
+  CommGraph graph;  // one vertex per process
+  Machine machine;
+};
+
+enum class TreeChoice { Auto, Fabric, NeighborJoining };
+/** "auto", "fabric", "neighbor-joining"; Error(INVALID_ARG) for another name. */
+TreeChoice tree_choice(const std::string &name);
+
+/** How rt and rb form the node-sized groups of processes: the paper's flat
+    preprocessing (METIS k-way into one group per host, repaired to exact sizes,
+    then the groups' graph mapped on the tree), or along the tree (the process
+    graph split at every tree node; few parts per split, faster at scale). */
+enum class GroupChoice { Tree, Flat };
+/** "tree", "flat"; Error(INVALID_ARG) for another name. */
+GroupChoice group_choice(const std::string &name);
+
+struct MapOptions {
+  std::string algorithm = "rt";
+  /** rt: the fabric's switch hierarchy or neighbor joining; auto takes the
+      hierarchy on switched fabrics and neighbor joining on tori and switchless sources. */
+  TreeChoice tree = TreeChoice::Auto;
+  GroupChoice groups = GroupChoice::Tree;
+  bool intra_node = true;  // intra-node mapping (needs Machine::node())
+  bool refine = true;      // refinement pass and the never-worse-than-baselines guard
+  int seed = 1;            // METIS seed: the same seed gives the same mapping
+};
+
+struct MapResult {
+  std::vector<int> slot_of_process;  // process -> slot, one-to-one
+  std::string algorithm;
+  std::string tree;           // topology tree used ("" when none)
+  bool intra_node = false;    // intra-node mapping was applied
+  std::string refined_from;   // "" without refinement; else the start the result came from ("rt", "identity", ...)
+  /** Wall time per phase ("partition", "tree", "map", "refine", "intra", "total"),
+      and "total_cpu": the process's CPU time for the whole mapping. */
+  std::map<std::string, double> seconds;
+};
+
+/** identity, block, greedy, rt, rb. */
+const std::vector<std::string> &algorithm_names();
+
+/** Maps the processes of @p problem. Throws Error(INVALID_ARG) for an unknown
+    algorithm, more processes than slots, or rb without coordinates. */
+MapResult map_processes(const Problem &problem, const MapOptions &options);
+
+/** The baseline placements (slot of each process). */
+std::vector<int> identity_placement(const Problem &problem);
+std::vector<int> block_placement(const Problem &problem);
+
+}  // namespace canopy::map

@@ -1,0 +1,107 @@
+#include "map/metrics.h"
+
+#include <algorithm>
+#include <string>
+#include <unordered_map>
+
+#include "common/error.h"
+#include "topo/routes.h"
+
+namespace canopy::map {
+namespace {
+
+// Loads per directed link, indexed by (node, egress port).
+class LinkLoads {
+ public:
+  explicit LinkLoads(const topo::Topology &topo) : offset_(topo.nodes().size() + 1, 0) {
+    for (size_t n = 0; n < topo.nodes().size(); ++n) offset_[n + 1] = offset_[n] + topo.node(static_cast<int>(n)).ports.size();
+    bytes_.assign(offset_.back(), 0);
+  }
+  void add(const topo::Route &route, double bytes) {
+    for (size_t i = 0; i + 1 < route.hops.size(); ++i)
+      bytes_[offset_[static_cast<size_t>(route.hops[i].node)] + static_cast<size_t>(route.hops[i].out_port)] += bytes;
+  }
+  void summarize(Metrics &m) const {
+    double sum = 0;
+    for (double b : bytes_)
+      if (b > 0) sum += b, ++m.links_used, m.max_link_bytes = std::max(m.max_link_bytes, b);
+    m.average_link_bytes = m.links_used ? sum / m.links_used : 0;
+  }
+
+ private:
+  std::vector<size_t> offset_;
+  std::vector<double> bytes_;
+};
+
+}  // namespace
+
+void check_placement(const Problem &p, const std::vector<int> &slot_of) {
+  if (static_cast<int>(slot_of.size()) != p.graph.num_vertices())
+    throw Error(CANOPY_ERR_INVALID_ARG, "placement of " + std::to_string(slot_of.size()) + " processes for a graph of " +
+                                            std::to_string(p.graph.num_vertices()));
+  std::vector<char> used(static_cast<size_t>(p.machine.num_slots()), 0);
+  for (size_t v = 0; v < slot_of.size(); ++v) {
+    int s = slot_of[v];
+    if (s < 0 || s >= p.machine.num_slots() || used[static_cast<size_t>(s)]++)
+      throw Error(CANOPY_ERR_INVALID_ARG, "process " + std::to_string(v) + " has slot " + std::to_string(s) +
+                                              ", which does not exist or is taken");
+  }
+}
+
+Metrics evaluate(const Problem &p, const std::vector<int> &slot_of) {
+  check_placement(p, slot_of);
+  const CommGraph &g = p.graph;
+  const Machine &m = p.machine;
+  Metrics out;
+  out.routes = topo::route_method_name(topo::route_method(m.topology()));
+  out.total_bytes = g.total_bytes();
+  if (m.node()) out.cross_socket_bytes = 0;
+  // Volume per ordered host pair (half of each edge each way), for the routes.
+  std::vector<std::unordered_map<int, double>> pair_bytes(static_cast<size_t>(m.num_hosts()));
+  for (int v = 0; v < g.num_vertices(); ++v)
+    for (int64_t i = g.row_begin(v); i < g.row_end(v); ++i) {
+      int u = g.neighbor(i);
+      if (u < v) continue;
+      int sv = slot_of[static_cast<size_t>(v)], su = slot_of[static_cast<size_t>(u)];
+      int hv = m.host_of_slot(sv), hu = m.host_of_slot(su);
+      double w = g.weight(i);
+      if (hv == hu) {
+        out.intra_node_bytes += w;
+        if (m.node() && m.node()->slot_package[static_cast<size_t>(m.local_slot(sv))] !=
+                            m.node()->slot_package[static_cast<size_t>(m.local_slot(su))])
+          out.cross_socket_bytes += w;
+        continue;
+      }
+      out.inter_node_bytes += w;
+      out.hop_bytes += w * m.hops(hv, hu);
+      out.max_dilation = std::max(out.max_dilation, m.hops(hv, hu));
+      pair_bytes[static_cast<size_t>(hv)][hu] += w / 2;
+      pair_bytes[static_cast<size_t>(hu)][hv] += w / 2;
+    }
+  out.average_dilation = out.total_bytes > 0 ? out.hop_bytes / out.total_bytes : 0;
+  LinkLoads loads(m.topology());
+  for (int h = 0; h < m.num_hosts(); ++h) {
+    if (pair_bytes[static_cast<size_t>(h)].empty()) continue;
+    topo::RouteFinder finder(m.topology(), m.host_nodes()[static_cast<size_t>(h)]);
+    for (const auto &[to, bytes] : pair_bytes[static_cast<size_t>(h)]) loads.add(finder.to(m.host_nodes()[static_cast<size_t>(to)]), bytes);
+  }
+  loads.summarize(out);
+  return out;
+}
+
+nlohmann::json metrics_json(const Metrics &m) {
+  nlohmann::json j = {{"routes", m.routes},
+                      {"total_bytes", m.total_bytes},
+                      {"inter_node_bytes", m.inter_node_bytes},
+                      {"intra_node_bytes", m.intra_node_bytes},
+                      {"hop_bytes", m.hop_bytes},
+                      {"max_dilation", m.max_dilation},
+                      {"average_dilation", m.average_dilation},
+                      {"max_link_bytes", m.max_link_bytes},
+                      {"average_link_bytes", m.average_link_bytes},
+                      {"links_used", m.links_used}};
+  j["cross_socket_bytes"] = m.cross_socket_bytes >= 0 ? nlohmann::json(m.cross_socket_bytes) : nlohmann::json(nullptr);
+  return j;
+}
+
+}  // namespace canopy::map

@@ -1,0 +1,60 @@
+#include "map/outputs.h"
+
+#include <string>
+
+namespace canopy::map {
+
+std::string openmpi_rankfile(const Machine &m, const std::vector<int> &slot_of) {
+  std::string out;
+  for (size_t r = 0; r < slot_of.size(); ++r) {
+    int local = m.local_slot(slot_of[r]);
+    int core = m.node() ? m.node()->slot_core[static_cast<size_t>(local)] : local;
+    out += "rank " + std::to_string(r) + "=" + m.host_name(m.host_of_slot(slot_of[r])) + " slot=" + std::to_string(core) + "\n";
+  }
+  return out;
+}
+
+std::string slurm_hostfile(const Machine &m, const std::vector<int> &slot_of) {
+  std::string out;
+  for (int slot : slot_of) out += m.host_name(m.host_of_slot(slot)) + "\n";
+  return out;
+}
+
+std::string mpich_machinefile(const Machine &m, const std::vector<int> &slot_of) {
+  std::string out;
+  for (size_t r = 0; r < slot_of.size();) {
+    int host = m.host_of_slot(slot_of[r]);
+    size_t run = r;
+    while (run < slot_of.size() && m.host_of_slot(slot_of[run]) == host) ++run;
+    out += m.host_name(host) + ":" + std::to_string(run - r) + "\n";
+    r = run;
+  }
+  return out;
+}
+
+std::string permutation_text(const std::vector<int> &slot_of) {
+  std::string out;
+  for (int slot : slot_of) out += std::to_string(slot) + "\n";
+  return out;
+}
+
+nlohmann::json map_report_json(const Problem &p, const MapResult &r, const Metrics &metrics, const Metrics &identity) {
+  nlohmann::json seconds = nlohmann::json::object();
+  for (const auto &[phase, s] : r.seconds) seconds[phase] = s;
+  nlohmann::json j = {{"algorithm", r.algorithm},
+                      {"tree", r.tree.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.tree)},
+                      {"intra_node", r.intra_node},
+                      {"refined_from", r.refined_from.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.refined_from)},
+                      {"processes", p.graph.num_vertices()},
+                      {"edges", p.graph.num_edges()},
+                      {"hosts", p.machine.num_hosts()},
+                      {"slots_per_host", p.machine.slots_per_host()},
+                      {"node_topology", p.machine.node() ? nlohmann::json(p.machine.node()->spec) : nlohmann::json(nullptr)},
+                      {"seconds", seconds},
+                      {"metrics", metrics_json(metrics)},
+                      {"identity", metrics_json(identity)}};
+  j["hop_bytes_vs_identity"] = identity.hop_bytes > 0 ? nlohmann::json(metrics.hop_bytes / identity.hop_bytes) : nlohmann::json(nullptr);
+  return j;
+}
+
+}  // namespace canopy::map

@@ -1,0 +1,34 @@
+// What a mapping is handed over as, so that the job launches with it and no code
+// change: an Open MPI rankfile, a Slurm arbitrary-distribution host list, an
+// MPICH (Hydra) machine file, the bare permutation, and a JSON report.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "map/mapping.h"
+#include "map/metrics.h"
+
+namespace canopy::map {
+
+/** "rank R=HOST slot=CORE" per process (mpirun --rankfile FILE): CORE is the
+    slot's core (logical index) when the machine knows its nodes, else the local
+    slot number. */
+std::string openmpi_rankfile(const Machine &machine, const std::vector<int> &slot_of_process);
+
+/** One host name per line, line r for rank r: SLURM_HOSTFILE=FILE srun --distribution=arbitrary. */
+std::string slurm_hostfile(const Machine &machine, const std::vector<int> &slot_of_process);
+
+/** "HOST:COUNT" lines, consecutive ranks on one host joined (mpiexec.hydra -f FILE fills lines in order). */
+std::string mpich_machinefile(const Machine &machine, const std::vector<int> &slot_of_process);
+
+/** Line i: the slot of process i (hosts in allocation order, slots_per_host each). */
+std::string permutation_text(const std::vector<int> &slot_of_process);
+
+/** {"algorithm", "tree", "intra_node", "refined_from", "processes", "hosts",
+    "slots_per_host", "seconds", "metrics", "identity", "hop_bytes_vs_identity"}. */
+nlohmann::json map_report_json(const Problem &problem, const MapResult &result, const Metrics &metrics,
+                               const Metrics &identity);
+
+}  // namespace canopy::map

@@ -1,0 +1,247 @@
+#include "map/partition.h"
+
+#include <metis.h>
+
+#include <algorithm>
+#include <numeric>
+#include <queue>
+#include <string>
+
+#include "common/error.h"
+
+namespace canopy::map {
+namespace {
+
+// METIS works in 32-bit integers (idx_t, Debian's build) and sums edge weights
+// into cuts, so bytes are scaled to keep the total well inside that range;
+// every communicating pair keeps a weight of at least 1.
+std::vector<idx_t> metis_weights(const CommGraph &g) {
+  double total = std::max(1.0, g.total_bytes() * 2);
+  double scale = std::min(1.0, 1e9 / total);
+  double smallest = 0;
+  for (double w : g.weights()) smallest = smallest == 0 ? w : std::min(smallest, w);
+  // Small volumes (a few bytes) are scaled up so that their ratios survive rounding.
+  if (scale == 1.0 && smallest > 0 && smallest < 100) scale = std::min(100 / smallest, 1e9 / total);
+  std::vector<idx_t> out(g.weights().size());
+  for (size_t i = 0; i < out.size(); ++i) out[i] = std::max<idx_t>(1, static_cast<idx_t>(g.weights()[i] * scale + 0.5));
+  return out;
+}
+
+std::vector<int> metis_partition(const CommGraph &g, const std::vector<int> &sizes, int seed) {
+  idx_t n = g.num_vertices(), ncon = 1, nparts = static_cast<idx_t>(sizes.size()), cut = 0;
+  std::vector<idx_t> xadj(g.offsets().begin(), g.offsets().end());
+  std::vector<idx_t> adjncy(g.neighbors().begin(), g.neighbors().end());
+  std::vector<idx_t> adjwgt = metis_weights(g);
+  std::vector<real_t> tpwgts(sizes.size());
+  for (size_t i = 0; i < sizes.size(); ++i) tpwgts[i] = static_cast<real_t>(sizes[i]) / static_cast<real_t>(n);
+  idx_t options[METIS_NOPTIONS];
+  METIS_SetDefaultOptions(options);
+  options[METIS_OPTION_SEED] = seed;
+  options[METIS_OPTION_NUMBERING] = 0;
+  options[METIS_OPTION_UFACTOR] = 10;  // 1% imbalance; the repair fixes the rest
+  std::vector<idx_t> part(static_cast<size_t>(n));
+  auto partition_fn = nparts == 2 ? METIS_PartGraphRecursive : METIS_PartGraphKway;
+  int status = partition_fn(&n, &ncon, xadj.data(), adjncy.data(), nullptr, nullptr, adjwgt.data(), &nparts,
+                            tpwgts.data(), nullptr, options, &cut, part.data());
+  if (status != METIS_OK)
+    throw Error(status == METIS_ERROR_MEMORY ? CANOPY_ERR_NO_MEMORY : CANOPY_ERR_INTERNAL,
+                "METIS failed to partition " + std::to_string(n) + " vertices into " + std::to_string(nparts) +
+                    " parts (status " + std::to_string(status) + ")");
+  return std::vector<int>(part.begin(), part.end());
+}
+
+// Vertices in order, parts filled one after another: for graphs METIS has nothing to cut in.
+std::vector<int> sequential_parts(const std::vector<int> &sizes) {
+  std::vector<int> part;
+  for (size_t p = 0; p < sizes.size(); ++p) part.insert(part.end(), static_cast<size_t>(sizes[p]), static_cast<int>(p));
+  return part;
+}
+
+// Graphs this small are split here: METIS's fixed cost per call (about 0.1 ms)
+// would dominate the thousands of small splits of tree and intra-node mapping.
+constexpr int kSmallGraph = 48;
+// METIS k-way beats recursive bisection only with many vertices per part.
+constexpr int kKwayVerticesPerPart = 1000;
+constexpr int kSmallBisectionTries = 4;
+
+// A bisection into exact sizes for a graph of at most kSmallGraph vertices, dense:
+// part 0 grows from a seed vertex by taking the free vertex most attached to it,
+// then Kernighan-Lin swaps while one lowers the cut. Several seeds; the best wins.
+class SmallBisection {
+ public:
+  SmallBisection(const CommGraph &g, int size0) : n_(static_cast<size_t>(g.num_vertices())), size0_(size0), w_(n_ * n_, 0) {
+    for (size_t v = 0; v < n_; ++v)
+      for (int64_t i = g.row_begin(static_cast<int>(v)); i < g.row_end(static_cast<int>(v)); ++i)
+        w_[v * n_ + static_cast<size_t>(g.neighbor(i))] = g.weight(i);
+  }
+
+  std::vector<int> best(int tries) {
+    std::vector<int> best_part;
+    double best_cut = 0;
+    for (int t = 0; t < tries && static_cast<size_t>(t) < n_; ++t) {
+      std::vector<int> part = grow(static_cast<size_t>(t) * n_ / static_cast<size_t>(tries));
+      double cut = swap_down(part);
+      if (best_part.empty() || cut < best_cut) best_part = std::move(part), best_cut = cut;
+    }
+    return best_part;
+  }
+
+ private:
+  std::vector<int> grow(size_t seed) {
+    std::vector<int> part(n_, 1);
+    std::vector<double> attach(n_, 0);  // bytes to part 0
+    for (int filled = 0; filled < size0_; ++filled) {
+      size_t next = filled == 0 ? seed : n_;
+      for (size_t v = 0; v < n_ && filled > 0; ++v)
+        if (part[v] == 1 && (next == n_ || attach[v] > attach[next])) next = v;
+      part[next] = 0;
+      for (size_t u = 0; u < n_; ++u) attach[u] += w_[u * n_ + next];
+    }
+    return part;
+  }
+
+  // Kernighan-Lin with exact sizes: the best swap while it lowers the cut; returns the cut.
+  double swap_down(std::vector<int> &part) {
+    std::vector<double> gain_out(n_, 0);  // bytes to the other part minus bytes to its own
+    double cut = 0;
+    for (size_t v = 0; v < n_; ++v)
+      for (size_t u = 0; u < n_; ++u) {
+        gain_out[v] += part[u] != part[v] ? w_[v * n_ + u] : -w_[v * n_ + u];
+        if (u > v && part[u] != part[v]) cut += w_[v * n_ + u];
+      }
+    for (size_t swaps = 0; swaps < 2 * n_; ++swaps) {
+      double best = 1e-9;
+      size_t bu = n_, bv = n_;
+      for (size_t u = 0; u < n_; ++u)
+        for (size_t v = u + 1; v < n_; ++v)
+          if (part[u] == 0 && part[v] == 1 && gain_out[u] + gain_out[v] - 2 * w_[u * n_ + v] > best)
+            best = gain_out[u] + gain_out[v] - 2 * w_[u * n_ + v], bu = u, bv = v;
+      if (bu == n_) break;
+      cut -= best;
+      part[bu] = 1;
+      part[bv] = 0;
+      for (size_t x = 0; x < n_; ++x) {
+        // Seen from any other x, bu and bv changed sides; the two movers are recomputed.
+        double to_u = w_[x * n_ + bu], to_v = w_[x * n_ + bv];
+        gain_out[x] += (part[x] == 1 ? -2 : 2) * to_u + (part[x] == 0 ? -2 : 2) * to_v;
+      }
+      for (size_t m : {bu, bv}) {
+        gain_out[m] = 0;
+        for (size_t u = 0; u < n_; ++u) gain_out[m] += part[u] != part[m] ? w_[m * n_ + u] : -w_[m * n_ + u];
+      }
+    }
+    return cut;
+  }
+
+  size_t n_;
+  int size0_;
+  std::vector<double> w_;
+};
+
+}  // namespace
+
+double edge_cut(const CommGraph &g, const std::vector<int> &part) {
+  double cut = 0;
+  for (int v = 0; v < g.num_vertices(); ++v)
+    for (int64_t i = g.row_begin(v); i < g.row_end(v); ++i)
+      if (part[static_cast<size_t>(v)] != part[static_cast<size_t>(g.neighbor(i))]) cut += g.weight(i);
+  return cut / 2;
+}
+
+namespace {
+
+// Positive sizes. More than two parts with few vertices each: bisections,
+// recursively over halves of the parts. A bisection: METIS, or SmallBisection for
+// small graphs. Many vertices per part: METIS k-way. METIS results are repaired
+// to the exact sizes.
+std::vector<int> split(const CommGraph &g, const std::vector<int> &sizes, int seed) {
+  int n = g.num_vertices(), k = static_cast<int>(sizes.size());
+  if (k == 1 || g.num_edges() == 0) return sequential_parts(sizes);
+  if (k == 2 && n <= kSmallGraph) return SmallBisection(g, sizes[0]).best(kSmallBisectionTries);
+  if (k == 2 || (n / k >= kKwayVerticesPerPart && n > kSmallGraph)) {
+    std::vector<int> part = metis_partition(g, sizes, seed);
+    repair_balance(g, part, sizes);
+    return part;
+  }
+  std::vector<int> left(sizes.begin(), sizes.begin() + k / 2), right(sizes.begin() + k / 2, sizes.end());
+  int left_size = std::accumulate(left.begin(), left.end(), 0);
+  std::vector<int> half = split(g, {left_size, n - left_size}, seed), part(static_cast<size_t>(n));
+  for (int side = 0; side < 2; ++side) {
+    std::vector<int> members;
+    for (int v = 0; v < n; ++v)
+      if (half[static_cast<size_t>(v)] == side) members.push_back(v);
+    std::vector<int> sub = split(g.subgraph(members), side ? right : left, seed);
+    for (size_t i = 0; i < members.size(); ++i) part[static_cast<size_t>(members[i])] = sub[i] + (side ? k / 2 : 0);
+  }
+  return part;
+}
+
+}  // namespace
+
+void repair_balance(const CommGraph &g, std::vector<int> &part, const std::vector<int> &sizes) {
+  size_t k = sizes.size();
+  std::vector<int> count(k, 0);
+  std::vector<std::vector<int>> members(k);  // moves only fill parts with room: these lists stay valid
+  for (int v = 0; v < g.num_vertices(); ++v) {
+    ++count[static_cast<size_t>(part[static_cast<size_t>(v)])];
+    members[static_cast<size_t>(part[static_cast<size_t>(v)])].push_back(v);
+  }
+  std::vector<double> link(k, 0);  // bytes from the vertex examined to each part
+  // The best move of v now: (cut decrease, target part); target -1 if no part has room.
+  auto best_move = [&](int v, size_t any_room) {
+    size_t from = static_cast<size_t>(part[static_cast<size_t>(v)]);
+    for (int64_t i = g.row_begin(v); i < g.row_end(v); ++i) link[static_cast<size_t>(part[g.neighbor(i)])] += g.weight(i);
+    std::pair<double, int> best{-1e300, -1};
+    auto consider = [&](size_t to) {
+      if (to != from && count[to] < sizes[to] && link[to] - link[from] > best.first)
+        best = {link[to] - link[from], static_cast<int>(to)};
+    };
+    consider(any_room);
+    for (int64_t i = g.row_begin(v); i < g.row_end(v); ++i) consider(static_cast<size_t>(part[g.neighbor(i)]));
+    for (int64_t i = g.row_begin(v); i < g.row_end(v); ++i) link[static_cast<size_t>(part[g.neighbor(i)])] = 0;
+    link[from] = 0;
+    return best;
+  };
+  size_t any_room = 0;  // some part with room while any part is overfull (sizes add up)
+  auto advance_room = [&] {
+    while (any_room < k && count[any_room] >= sizes[any_room]) ++any_room;
+  };
+  for (size_t from = 0; from < k; ++from) {
+    if (count[from] <= sizes[from]) continue;
+    advance_room();
+    // Lazy priority queue: an entry whose gain has dropped since it was queued goes back in.
+    std::priority_queue<std::pair<double, int>> queue;
+    for (int v : members[from]) queue.push({best_move(v, any_room).first, v});
+    while (count[from] > sizes[from]) {
+      auto [queued_gain, v] = queue.top();
+      queue.pop();
+      advance_room();
+      auto [gain, to] = best_move(v, any_room);
+      if (gain < queued_gain) {
+        queue.push({gain, v});
+        continue;
+      }
+      part[static_cast<size_t>(v)] = to;
+      --count[from];
+      ++count[static_cast<size_t>(to)];
+    }
+  }
+}
+
+std::vector<int> partition_exact(const CommGraph &g, const std::vector<int> &sizes, int seed) {
+  int64_t total = std::accumulate(sizes.begin(), sizes.end(), int64_t{0});
+  if (total != g.num_vertices() || std::any_of(sizes.begin(), sizes.end(), [](int s) { return s < 0; }))
+    throw Error(CANOPY_ERR_INVALID_ARG, "part sizes add up to " + std::to_string(total) + ", the graph has " +
+                                            std::to_string(g.num_vertices()) + " vertices");
+  std::vector<int> nonempty;  // METIS wants positive target weights: partition among non-empty parts only
+  for (size_t p = 0; p < sizes.size(); ++p)
+    if (sizes[p] > 0) nonempty.push_back(static_cast<int>(p));
+  if (nonempty.size() <= 1 || g.num_edges() == 0) return sequential_parts(sizes);
+  std::vector<int> compact_sizes;
+  for (int p : nonempty) compact_sizes.push_back(sizes[static_cast<size_t>(p)]);
+  std::vector<int> part = split(g, compact_sizes, seed);
+  for (int &p : part) p = nonempty[static_cast<size_t>(p)];
+  return part;
+}
+
+}  // namespace canopy::map

@@ -1,0 +1,33 @@
+// The steps the mapping algorithms are made of, on the padded graph (the
+// processes plus one isolated vertex per free slot, so that every host holds
+// exactly slots_per_host vertices and moving a process to a free slot is a swap).
+// host_of[v] is the allocation index of the host vertex v is on.
+#pragma once
+#include <vector>
+
+#include "map/comm_graph.h"
+#include "map/machine.h"
+#include "map/topology_tree.h"
+
+namespace canopy::map {
+
+/** Bytes times network links between the hosts of every edge's ends. */
+double inter_node_hop_bytes(const CommGraph &graph, const Machine &machine, const std::vector<int> &host_of);
+
+/** Greedy placement: the process with the most bytes to already placed processes
+    goes next, on the host with room that costs it least (its partners' hosts, or
+    the free host nearest to its heaviest partner). */
+std::vector<int> greedy_hosts(const CommGraph &graph, const Machine &machine);
+
+/** Swaps between hosts (with free slots too) that lower inter-node hop-bytes,
+    heaviest processes first, until a pass gains under 0.1% or after
+    @p max_passes passes. Returns the hop-bytes removed. */
+double refine_hosts(const CommGraph &graph, const Machine &machine, std::vector<int> &host_of, int max_passes = 4);
+
+/** Slot of every vertex given its host: recursive tree mapping of each host's
+    vertices on @p node_tree (leaves = local slots), or, without a tree, local
+    slots in vertex order. */
+std::vector<int> place_in_nodes(const CommGraph &graph, const Machine &machine, const std::vector<int> &host_of,
+                                const TopologyTree *node_tree, int seed);
+
+}  // namespace canopy::map

@@ -1,0 +1,28 @@
+// Recursive tree mapping (the paper's Algorithm 1): split the graph into as many
+// parts as the tree's root has children, each part as large as its child's
+// number of leaves, minimising the bytes cut; recurse into each child with its
+// part. Recursive bipartitioning (Algorithm 2) is the same walk on the binary
+// tree that coordinate bisection builds.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "map/comm_graph.h"
+#include "map/topology_tree.h"
+
+namespace canopy::map {
+
+/** The leaf (place) of every vertex: @p per_leaf vertices per leaf, so the graph
+    must have per_leaf times as many vertices as the tree has leaves. */
+std::vector<int> map_on_tree(const CommGraph &graph, const TopologyTree &tree, int seed, int per_leaf = 1);
+
+/** Orients the subtrees of a tree mapping towards each other: for every inner
+    node, swaps the contents of two equally large children (leaf i of one with
+    leaf i of the other) when that lowers sum(bytes x distance), where
+    @p distance is the places' n x n matrix. Recursive tree mapping cuts well but
+    never decides which half of one subtree faces which half of its sibling.
+    Returns the cost removed. */
+double swap_subtrees(const CommGraph &graph, const TopologyTree &tree, const std::vector<uint16_t> &distance,
+                     std::vector<int> &leaf_of, int max_passes = 4);
+
+}  // namespace canopy::map

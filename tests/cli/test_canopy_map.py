@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""`canopy map` end to end: inputs in every graph format, every algorithm and
+output, the JSON report, errors (file:line, more processes than slots), and a
+rankfile that Open MPI's mpirun really launches with.
+
+Usage: test_canopy_map.py BIN_DIR"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+BIN = sys.argv[1]
+failures = []
+TMP = tempfile.mkdtemp(prefix="canopy_map_")
+
+
+def canopy(*args):
+    return subprocess.run([os.path.join(BIN, "canopy"), "map", *args], capture_output=True, text=True, timeout=120)
+
+
+def check(name, condition, detail=""):
+    print(("ok   " if condition else "FAIL ") + name + ("" if condition else f": {detail}"))
+    if not condition:
+        failures.append(name)
+
+
+def write(name, text):
+    path = os.path.join(TMP, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def stencil_edges(x, y, z):
+    lines = []
+    idx = lambda i, j, k: i + x * (j + y * k)  # noqa: E731
+    for k in range(z):
+        for j in range(y):
+            for i in range(x):
+                for di, dj, dk in ((1, 0, 0), (0, 1, 0), (0, 0, 1)):
+                    if i + di < x and j + dj < y and k + dk < z:
+                        lines.append(f"{idx(i, j, k)} {idx(i + di, j + dj, k + dk)} 1000")
+    return "\n".join(lines) + "\n"
+
+
+# A 2x2x2 torus, one host per router; a Slurm fat tree of 4 leaves x 4 hosts.
+TORUS = write("t.torus", "dims 2 2 2\n" + "".join(
+    f"host t{i} {i % 2} {(i // 2) % 2} {i // 4}\n" for i in range(8)))
+TORUS_HOSTS = write("t.hosts", "".join(f"t{i}\n" for i in (5, 2, 7, 0, 3, 6, 1, 4)))
+SLURM = write("ft.conf", "SwitchName=spine Switches=leaf[0-3]\n" + "".join(
+    f"SwitchName=leaf{l} Nodes=n[{4 * l}-{4 * l + 3}]\n" for l in range(4)))
+FT_HOSTS = write("ft.hosts", "".join(f"n{i}\n" for i in (0, 9, 4, 13, 1, 8, 5, 12)))
+STENCIL = write("s.edges", stencil_edges(4, 4, 4))
+
+
+def test_help():
+    r = canopy("--help")
+    check("map --help", r.returncode == 0 and "--rankfile" in r.stdout and "--node-topology" in r.stdout, r.stderr)
+
+
+def test_all_algorithms_and_outputs():
+    for algorithm in ("identity", "block", "greedy", "rt", "rb"):
+        out = {k: os.path.join(TMP, f"{algorithm}.{k}") for k in ("rankfile", "slurm", "machinefile", "perm")}
+        r = canopy("--graph", STENCIL, "--fabric", TORUS, "--hosts", TORUS_HOSTS, "--ppn", "8",
+                   "--node-topology", "pack:2 core:4 pu:1", "--algorithm", algorithm, "--json",
+                   "--rankfile", out["rankfile"], "--slurm-hostfile", out["slurm"],
+                   "--machinefile", out["machinefile"], "--permutation", out["perm"])
+        check(f"{algorithm}: exit 0", r.returncode == 0, r.stderr)
+        if r.returncode:
+            continue
+        report = json.loads(r.stdout)
+        check(f"{algorithm}: report", report["algorithm"] == algorithm and report["processes"] == 64
+              and report["metrics"]["routes"] == "dimension-order", report)
+        perm = [int(line) for line in open(out["perm"])]
+        check(f"{algorithm}: permutation is one-to-one", sorted(perm) == list(range(64)), perm)
+        ranks = [line.split() for line in open(out["rankfile"])]
+        check(f"{algorithm}: rankfile has every rank", [r[1].split("=")[0] for r in ranks] == [str(i) for i in range(64)]
+              and all(r[0] == "rank" and r[2].startswith("slot=") for r in ranks), ranks[:3])
+        hosts = [line.strip() for line in open(out["slurm"])]
+        check(f"{algorithm}: slurm host list", len(hosts) == 64 and all(h.count(h) for h in hosts)
+              and sorted(set(hosts)) == sorted(f"t{i}" for i in range(8)), hosts[:3])
+        counts = sum(int(line.split(":")[1]) for line in open(out["machinefile"]))
+        check(f"{algorithm}: machine file counts", counts == 64, counts)
+        if algorithm in ("rt", "rb"):
+            check(f"{algorithm}: block-optimal hop-bytes", report["metrics"]["hop_bytes"] == 144000, report["metrics"])
+            check(f"{algorithm}: better than identity", report["hop_bytes_vs_identity"] < 1, report)
+            check(f"{algorithm}: intra-node on the hwloc tree", report["intra_node"] is True, report)
+
+
+def test_fat_tree_tree_choice():
+    for tree, expect in (("auto", "fabric-hierarchy"), ("fabric", "fabric-hierarchy"),
+                         ("neighbor-joining", "neighbor-joining")):
+        r = canopy("--graph", STENCIL, "--fabric", "slurm:" + SLURM, "--hosts", FT_HOSTS, "--ppn", "8",
+                   "--algorithm", "rt", "--tree", tree, "--json")
+        report = json.loads(r.stdout) if r.returncode == 0 else {}
+        check(f"fat tree, tree {tree}", report.get("tree") == expect, r.stderr or report)
+    for groups in ("tree", "flat"):
+        r = canopy("--graph", STENCIL, "--fabric", TORUS, "--hosts", TORUS_HOSTS, "--ppn", "8", "--algorithm", "rb",
+                   "--groups", groups, "--json")
+        report = json.loads(r.stdout) if r.returncode == 0 else {}
+        check(f"rb --groups {groups}: block optimum", report.get("metrics", {}).get("hop_bytes") == 144000,
+              r.stderr or report)
+    r = canopy("--graph", STENCIL, "--fabric", TORUS, "--hosts", TORUS_HOSTS, "--ppn", "8", "--tree", "fabric")
+    check("torus has no switch hierarchy", r.returncode == 1 and "neighbor-joining" in r.stderr, r.stderr)
+    r = canopy("--graph", STENCIL, "--fabric", "slurm:" + SLURM, "--hosts", FT_HOSTS, "--ppn", "8")
+    check("text report", r.returncode == 0 and "hop-bytes" in r.stdout and "fabric-hierarchy" in r.stdout, r.stdout)
+
+
+def test_graph_formats():
+    metis = write("g.graph", "4 3 1\n2 10\n1 10 3 20\n2 20 4 30\n3 30\n")
+    r = canopy("--graph", metis, "--fabric", TORUS, "--hosts", TORUS_HOSTS, "--ppn", "1", "--json")
+    check("metis graph", r.returncode == 0 and json.loads(r.stdout)["metrics"]["total_bytes"] == 60, r.stderr)
+    mtx = write("m.mtx", "%%MatrixMarket matrix coordinate pattern symmetric\n16 16 15\n" +
+                "".join(f"{i + 2} {i + 1}\n" for i in range(15)))
+    r = canopy("--graph", mtx, "--parts", "8", "--fabric", TORUS, "--hosts", TORUS_HOSTS, "--ppn", "1", "--json")
+    check("matrix market with --parts", r.returncode == 0 and json.loads(r.stdout)["processes"] == 8, r.stderr)
+    r = canopy("--graph", mtx, "--fabric", TORUS, "--hosts", TORUS_HOSTS, "--ppn", "1")
+    check("matrix market without --parts", r.returncode == 1 and "--parts" in r.stderr, r.stderr)
+
+
+def test_errors():
+    bad = write("bad.edges", "0 1 5\n1 2\n")
+    r = canopy("--graph", bad, "--fabric", TORUS, "--hosts", TORUS_HOSTS, "--ppn", "1")
+    check("malformed graph: file:line", r.returncode == 1 and f"{bad}:2:" in r.stderr, r.stderr)
+    r = canopy("--graph", STENCIL, "--fabric", TORUS, "--hosts", TORUS_HOSTS, "--ppn", "4")
+    check("more processes than slots", r.returncode == 1 and "64 processes but only 32 slots" in r.stderr, r.stderr)
+    hosts = write("bad.hosts", "t0\nnosuch\n")
+    r = canopy("--graph", STENCIL, "--fabric", TORUS, "--hosts", hosts, "--ppn", "64")
+    check("unknown host: file:line", r.returncode == 1 and f"{hosts}:2: host 'nosuch'" in r.stderr, r.stderr)
+    out = os.path.join(TMP, "never.rankfile")
+    r = canopy("--graph", STENCIL, "--fabric", TORUS, "--hosts", TORUS_HOSTS, "--ppn", "4", "--rankfile", out)
+    check("no output file after an error", not os.path.exists(out), r.stderr)
+    r = canopy("--graph", STENCIL, "--fabric", TORUS, "--hosts", TORUS_HOSTS, "--ppn", "8", "--algorithm", "magic")
+    check("unknown algorithm is a usage error", r.returncode == 2, r.stderr)
+
+
+def test_rankfile_launches_with_mpirun():
+    mpirun = shutil.which("mpirun")
+    if not mpirun:
+        check("mpirun present", False, "Open MPI's mpirun is not installed")
+        return
+    # One host, localhost, with 2 slots: what `mpirun --rankfile` accepts on this machine.
+    fabric = write("local.torus", "dims 1\nhost localhost 0\n")
+    hosts = write("local.hosts", "localhost\n")
+    graph = write("pair.edges", "0 1 100\n")
+    rankfile = os.path.join(TMP, "local.rankfile")
+    r = canopy("--graph", graph, "--fabric", fabric, "--hosts", hosts, "--ppn", "2", "--algorithm", "rt",
+               "--rankfile", rankfile)
+    check("rankfile for localhost", r.returncode == 0, r.stderr)
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    run = subprocess.run([mpirun, "--rankfile", rankfile, "-np", "2", "sh", "-c", "echo rank=$OMPI_COMM_WORLD_RANK"],
+                         capture_output=True, text=True, timeout=120, env=env)
+    ranks = sorted(line for line in run.stdout.splitlines() if line.startswith("rank="))
+    check("mpirun --rankfile runs the mapped job", run.returncode == 0 and ranks == ["rank=0", "rank=1"],
+          run.stdout + run.stderr)
+
+
+for test in (test_help, test_all_algorithms_and_outputs, test_fat_tree_tree_choice, test_graph_formats, test_errors,
+             test_rankfile_launches_with_mpirun):
+    test()
+shutil.rmtree(TMP, ignore_errors=True)
+print(f"{len(failures)} failure(s)")
+sys.exit(1 if failures else 0)

@@ -1,0 +1,255 @@
+// Mapping algorithms: topology trees, known optima, the 3D stencil on a torus,
+// intra-node mapping, metrics on real routes, and property tests (every
+// algorithm gives a one-to-one placement, refinement never loses to identity or
+// block) on random graphs and allocations with fixed seeds.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "common/error.h"
+#include "fabric_builder.h"
+#include "map/mapping.h"
+#include "map/metrics.h"
+#include "map/outputs.h"
+#include "map/topology_tree.h"
+#include "map_test_machines.h"
+#include "topo/node_topology.h"
+
+namespace canopy::map {
+namespace {
+
+using test::all_hosts;
+
+Problem problem_on(std::shared_ptr<const topo::Topology> topo, std::vector<int> hosts, int ppn, CommGraph graph,
+                   std::optional<NodeLayout> node = std::nullopt) {
+  return Problem{std::move(graph), Machine(std::move(topo), std::move(hosts), ppn, std::move(node))};
+}
+
+double hop_bytes(const Problem &p, const std::string &algorithm, bool refine = true) {
+  MapOptions o;
+  o.algorithm = algorithm;
+  o.refine = refine;
+  return evaluate(p, map_processes(p, o).slot_of_process).hop_bytes;
+}
+
+std::vector<size_t> child_sizes(const TopologyTree &tree, int node) {
+  std::vector<size_t> sizes;
+  for (int c : tree.nodes[static_cast<size_t>(node)].children) sizes.push_back(tree.nodes[static_cast<size_t>(c)].leaves.size());
+  std::sort(sizes.begin(), sizes.end());
+  return sizes;
+}
+
+TEST(TopologyTree, NeighborJoiningRecoversLeafSwitchesAndPods) {
+  // 3 leaves x 4 hosts: hosts on one leaf are 2 links apart, others 4.
+  auto topo = test::fat_tree(3, 4, 2);
+  Machine m(topo, all_hosts(*topo, 7), 1);
+  std::vector<float> d(m.hop_matrix().begin(), m.hop_matrix().end());
+  TopologyTree tree = neighbor_joining_tree(d, m.num_hosts());
+  EXPECT_EQ(tree.kind, "neighbor-joining");
+  EXPECT_EQ(child_sizes(tree, 0), (std::vector<size_t>{4, 4, 4}));  // one node per leaf switch
+  EXPECT_EQ(tree.depth(), 2);
+  for (int c : tree.nodes[0].children) {
+    const auto &hosts = tree.nodes[static_cast<size_t>(c)].leaves;
+    for (int h : hosts) EXPECT_EQ(topo->leaf_switch(m.host_nodes()[static_cast<size_t>(h)]),
+                                  topo->leaf_switch(m.host_nodes()[static_cast<size_t>(hosts[0])]));
+  }
+  TopologyTree fabric = fabric_hierarchy_tree(*topo, m.host_nodes());
+  EXPECT_EQ(fabric.kind, "fabric-hierarchy");
+  EXPECT_EQ(child_sizes(fabric, 0), (std::vector<size_t>{4, 4, 4}));
+}
+
+TEST(TopologyTree, NeighborJoiningOnATorusIsMostlyBinary) {
+  auto topo = test::torus({4, 4});
+  Machine m(topo, all_hosts(*topo), 1);
+  std::vector<float> d(m.hop_matrix().begin(), m.hop_matrix().end());
+  TopologyTree tree = neighbor_joining_tree(d, m.num_hosts());
+  EXPECT_EQ(tree.nodes[0].leaves.size(), 16u);
+  // Siblings at the bottom are torus neighbours (3 links apart: host, router, router, host).
+  for (const TreeNode &n : tree.nodes)
+    if (n.children.size() == 2 && n.leaves.size() == 2) {
+      EXPECT_EQ(m.hops(n.leaves[0], n.leaves[1]), 3);
+    }
+}
+
+TEST(TopologyTree, CoordinateBisectionSplitsTheWidestDimensionAtTheMedian) {
+  std::vector<std::vector<int>> coords = {{0, 0}, {1, 0}, {2, 0}, {3, 0}, {0, 1}, {1, 1}, {2, 1}, {3, 1}};
+  TopologyTree tree = coordinate_bisection_tree(coords);
+  ASSERT_EQ(tree.nodes[0].children.size(), 2u);
+  std::vector<int> left = tree.nodes[static_cast<size_t>(tree.nodes[0].children[0])].leaves;
+  std::sort(left.begin(), left.end());
+  EXPECT_EQ(left, (std::vector<int>{0, 1, 4, 5}));  // x in {0, 1}: x is the widest (4 > 2)
+  EXPECT_EQ(tree.depth(), 3);
+}
+
+TEST(Mapping, TwoHeavyPairsOnTwoHostsBehindDifferentSwitches) {
+  test::TwoLevelFatTree fabric;
+  auto topo = std::make_shared<const topo::Topology>(fabric.topo);
+  CommGraphBuilder b(4);
+  b.add(0, 2, 1000);
+  b.add(1, 3, 1000);
+  b.add(0, 1, 1);
+  b.add(2, 3, 1);
+  Problem p = problem_on(topo, {fabric.h1, fabric.h3}, 2, b.build());
+  ASSERT_EQ(p.machine.hops(0, 1), 4);
+  EXPECT_DOUBLE_EQ(hop_bytes(p, "identity"), 2000 * 4);
+  for (const char *algorithm : {"greedy", "rt"}) {
+    EXPECT_DOUBLE_EQ(hop_bytes(p, algorithm), 2 * 4) << algorithm;
+    EXPECT_DOUBLE_EQ(hop_bytes(p, algorithm, false), 2 * 4) << algorithm << " without refinement";
+  }
+}
+
+TEST(Mapping, StencilOnExactlyFittingTorusNodesReachesTheBlockOptimum) {
+  // 4x4x4 processes on a 2x2x2 torus of 8-slot hosts: the optimum gives every host a
+  // 2x2x2 cube, neighbouring cubes on neighbouring routers: 12 faces of 4 edges, 3 links each.
+  auto topo = test::torus({2, 2, 2});
+  Problem p = problem_on(topo, all_hosts(*topo, 3), 8, test::stencil_3d(4, 4, 4));
+  const double optimum = 12 * 4 * 3;
+  EXPECT_GT(hop_bytes(p, "identity"), optimum);
+  EXPECT_GT(hop_bytes(p, "block"), optimum);
+  for (GroupChoice groups : {GroupChoice::Tree, GroupChoice::Flat}) {
+    MapOptions o;
+    o.algorithm = "rb";
+    o.groups = groups;
+    EXPECT_DOUBLE_EQ(evaluate(p, map_processes(p, o).slot_of_process).hop_bytes, optimum);
+  }
+  // rt finds the cubes but its neighbor-joining tree pairs the routers of the two faces
+  // along different axes, which no subtree or pairwise swap repairs (see docs/mapping.md).
+  EXPECT_LE(hop_bytes(p, "rt"), optimum * 10 / 9);
+}
+
+TEST(Mapping, StencilOnExactlyFittingFatTreeNodesReachesTheBlockOptimum) {
+  // 4x4x4 processes on 8 hosts of 8 slots under two leaf switches, scattered: the
+  // optimum puts a 2x2x2 cube on each host and a 4x4x2 half under each leaf: 16 edges
+  // cross the leaves (4 links), the other 32 cut edges stay under a leaf (2 links).
+  auto topo = test::fat_tree(2, 4, 2);
+  Problem p = problem_on(topo, all_hosts(*topo, 11), 8, test::stencil_3d(4, 4, 4));
+  const double optimum = 16 * 4 + 32 * 2;
+  EXPECT_GT(hop_bytes(p, "identity"), optimum);
+  for (const char *tree : {"fabric", "neighbor-joining"})
+    for (const char *groups : {"tree", "flat"}) {
+      MapOptions o;
+      o.tree = tree_choice(tree);
+      o.groups = group_choice(groups);
+      EXPECT_DOUBLE_EQ(evaluate(p, map_processes(p, o).slot_of_process).hop_bytes, optimum) << tree << " " << groups;
+    }
+}
+
+TEST(Mapping, IntraNodeMappingKeepsHeavyGroupsOnOneSocket) {
+  test::TwoLevelFatTree fabric;
+  auto topo = std::make_shared<const topo::Topology>(fabric.topo);
+  topo::NodeTopology node = topo::NodeTopology::load("pack:2 core:4 pu:1");
+  CommGraphBuilder b(8);
+  for (int i = 0; i < 8; i += 2)
+    for (int j = i + 2; j < 8; j += 2) b.add(i, j, 1000), b.add(i + 1, j + 1, 1000);
+  for (int i = 0; i + 1 < 8; ++i) b.add(i, i + 1, 1);
+  Problem p = problem_on(topo, {fabric.h1}, 8, b.build(), NodeLayout::from(node, 8));
+  MapResult r = map_processes(p, {"rt"});
+  EXPECT_TRUE(r.intra_node);
+  Metrics mapped = evaluate(p, r.slot_of_process), identity = evaluate(p, identity_placement(p));
+  EXPECT_DOUBLE_EQ(mapped.cross_socket_bytes, 7);  // only the seven light (odd, even) edges cross
+  EXPECT_GT(identity.cross_socket_bytes, 1000);
+  EXPECT_DOUBLE_EQ(mapped.hop_bytes, 0);
+  EXPECT_NE(openmpi_rankfile(p.machine, r.slot_of_process).find("rank 0=h1 slot="), std::string::npos);
+}
+
+TEST(Metrics, LinkLoadsFollowTheForwardingTables) {
+  test::TwoLevelFatTree fabric;
+  fabric.route_all_through_spine_b();
+  auto topo = std::make_shared<const topo::Topology>(fabric.topo);
+  CommGraphBuilder b(2);
+  b.add(0, 1, 100);
+  Problem p = problem_on(topo, {fabric.h1, fabric.h3}, 1, b.build());
+  Metrics m = evaluate(p, {0, 1});
+  EXPECT_EQ(m.routes, "lft");
+  EXPECT_DOUBLE_EQ(m.hop_bytes, 400);
+  EXPECT_EQ(m.max_dilation, 4);
+  EXPECT_EQ(m.links_used, 8);  // 4 links each way, all through spine B
+  EXPECT_DOUBLE_EQ(m.max_link_bytes, 50);
+  EXPECT_DOUBLE_EQ(m.average_dilation, 4);
+  EXPECT_LT(m.cross_socket_bytes, 0);  // no node topology
+  EXPECT_THROW(evaluate(p, {0, 0}), Error);
+}
+
+TEST(Mapping, ErrorsAreClear) {
+  auto topo = test::fat_tree(2, 2, 1);
+  Problem p = problem_on(topo, all_hosts(*topo), 2, test::random_graph(9, 20, 1));
+  try {
+    map_processes(p, {"rt"});
+    FAIL() << "9 processes on 8 slots";
+  } catch (const Error &e) {
+    EXPECT_EQ(e.status(), CANOPY_ERR_INVALID_ARG);
+    EXPECT_NE(std::string(e.what()).find("9 processes but only 8 slots (4 hosts x 2 per host)"), std::string::npos);
+  }
+  Problem q = problem_on(topo, all_hosts(*topo), 2, test::random_graph(8, 20, 1));
+  EXPECT_THROW(map_processes(q, {"nosuch"}), Error);
+  EXPECT_THROW(map_processes(q, {"rb"}), Error);  // no coordinates on a fat tree
+  EXPECT_THROW(NodeLayout::from(topo::NodeTopology::load("pack:1 core:2 pu:1"), 4), Error);
+}
+
+TEST(Mapping, DisconnectedAndSilentGraphs) {
+  auto topo = test::fat_tree(2, 2, 1);
+  CommGraphBuilder b(8);  // two components and isolated processes
+  b.add(0, 5, 10);
+  b.add(2, 7, 10);
+  b.add(1, 3, 0);
+  Problem p = problem_on(topo, all_hosts(*topo, 5), 2, b.build());
+  for (const std::string &a : algorithm_names()) {
+    if (a == "rb") continue;
+    MapResult r = map_processes(p, {a});
+    EXPECT_NO_THROW(check_placement(p, r.slot_of_process)) << a;
+  }
+  EXPECT_DOUBLE_EQ(hop_bytes(p, "rt"), 0);  // both pairs fit on one host each
+  Problem silent = problem_on(topo, all_hosts(*topo), 2, CommGraphBuilder(5).build());
+  EXPECT_DOUBLE_EQ(hop_bytes(silent, "rt"), 0);
+}
+
+// Random instances: a fat tree with a scattered allocation or a torus, random
+// slots per host, fewer processes than slots or exactly as many.
+TEST(MappingProperties, OneToOneAndNeverWorseThanBaselines) {
+  for (unsigned seed = 1; seed <= 40; ++seed) {
+    std::mt19937 rng(seed);
+    bool on_torus = seed % 2 == 0;
+    auto topo = on_torus ? test::torus({3, 4, 2}) : test::fat_tree(6, 5, 3);
+    std::vector<int> hosts = all_hosts(*topo, seed);
+    hosts.resize(static_cast<size_t>(std::uniform_int_distribution<int>(1, static_cast<int>(hosts.size()))(rng)));
+    int ppn = std::uniform_int_distribution<int>(1, 4)(rng);
+    int slots = static_cast<int>(hosts.size()) * ppn;
+    int processes = seed % 3 ? slots : std::uniform_int_distribution<int>(1, slots)(rng);
+    CommGraph graph = test::random_graph(processes, processes * 2, seed);
+    std::optional<NodeLayout> node;
+    if (seed % 4 == 1) node = NodeLayout::from(topo::NodeTopology::load("pack:2 core:2 pu:1"), ppn);
+    Problem p = problem_on(topo, hosts, ppn, std::move(graph), std::move(node));
+    double baseline = std::min(evaluate(p, identity_placement(p)).hop_bytes, evaluate(p, block_placement(p)).hop_bytes);
+    for (const std::string &a : algorithm_names()) {
+      if (a == "rb" && !on_torus) continue;
+      MapOptions o;
+      o.algorithm = a;
+      o.seed = static_cast<int>(seed);
+      o.groups = seed % 3 == 2 ? GroupChoice::Flat : GroupChoice::Tree;
+      MapResult r = map_processes(p, o);
+      ASSERT_NO_THROW(check_placement(p, r.slot_of_process)) << a << " seed " << seed;
+      if (a != "identity" && a != "block") {
+        EXPECT_LE(evaluate(p, r.slot_of_process).hop_bytes, baseline + 1e-6) << a << " seed " << seed;
+      }
+    }
+  }
+}
+
+TEST(MappingProperties, SameSeedSameMapping) {
+  auto topo = test::fat_tree(4, 4, 2);
+  Problem p = problem_on(topo, all_hosts(*topo, 9), 4, test::random_graph(64, 200, 4));
+  EXPECT_EQ(map_processes(p, {"rt"}).slot_of_process, map_processes(p, {"rt"}).slot_of_process);
+}
+
+TEST(Outputs, LauncherFiles) {
+  auto topo = test::fat_tree(1, 2, 1);
+  Problem p = problem_on(topo, all_hosts(*topo), 2, test::random_graph(3, 3, 1));
+  std::vector<int> slots = {3, 0, 1};
+  EXPECT_EQ(openmpi_rankfile(p.machine, slots), "rank 0=n1 slot=1\nrank 1=n0 slot=0\nrank 2=n0 slot=1\n");
+  EXPECT_EQ(slurm_hostfile(p.machine, slots), "n1\nn0\nn0\n");
+  EXPECT_EQ(mpich_machinefile(p.machine, slots), "n1:1\nn0:2\n");
+  EXPECT_EQ(permutation_text(slots), "3\n0\n1\n");
+}
+
+}  // namespace
+}  // namespace canopy::map

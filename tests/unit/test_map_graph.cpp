@@ -1,0 +1,170 @@
+// Communication graphs: the CSR builder and the METIS, edge-list and
+// MatrixMarket loaders, with their file:line errors.
+#include <gtest/gtest.h>
+
+#include "loader_test_helpers.h"
+#include "map/comm_graph.h"
+#include "map/loaders/graph_loaders.h"
+#include "map/partition.h"
+#include "temp_dir.h"
+
+namespace canopy::map {
+namespace {
+
+using test::parse_failure;
+
+double edge_bytes(const CommGraph &g, int u, int v) {
+  for (int64_t i = g.row_begin(u); i < g.row_end(u); ++i)
+    if (g.neighbor(i) == v) return g.weight(i);
+  return 0;
+}
+
+TEST(CommGraph, MergesDuplicatesAndDirectionsDropsSelfLoopsAndZeros) {
+  CommGraphBuilder b(4);
+  b.add(0, 1, 10);
+  b.add(1, 0, 5);
+  b.add(0, 1, 1);
+  b.add(2, 2, 100);  // self-loop
+  b.add(2, 3, 0);    // zero volume
+  b.add(3, 1, 7);
+  CommGraph g = b.build();
+  EXPECT_EQ(g.num_vertices(), 4);
+  EXPECT_EQ(g.num_edges(), 2);
+  EXPECT_DOUBLE_EQ(edge_bytes(g, 0, 1), 16);
+  EXPECT_DOUBLE_EQ(edge_bytes(g, 1, 0), 16);
+  EXPECT_DOUBLE_EQ(edge_bytes(g, 1, 3), 7);
+  EXPECT_DOUBLE_EQ(g.total_bytes(), 23);
+  EXPECT_EQ(g.degree(2), 0);
+  for (int v = 0; v < 4; ++v)  // rows sorted by neighbour
+    for (int64_t i = g.row_begin(v) + 1; i < g.row_end(v); ++i) EXPECT_LT(g.neighbor(i - 1), g.neighbor(i));
+}
+
+TEST(CommGraph, RejectsOutOfRangeAndNegative) {
+  CommGraphBuilder b(2);
+  EXPECT_THROW(b.add(0, 2, 1), Error);
+  EXPECT_THROW(b.add(-1, 0, 1), Error);
+  EXPECT_THROW(b.add(0, 1, -3), Error);
+}
+
+TEST(CommGraph, SubgraphQuotientPadded) {
+  CommGraphBuilder b(4);
+  b.add(0, 1, 1);
+  b.add(1, 2, 2);
+  b.add(2, 3, 4);
+  b.add(3, 0, 8);
+  CommGraph g = b.build();
+  CommGraph sub = g.subgraph({3, 2});  // local 0 = 3, local 1 = 2
+  EXPECT_EQ(sub.num_vertices(), 2);
+  EXPECT_DOUBLE_EQ(edge_bytes(sub, 0, 1), 4);
+  EXPECT_DOUBLE_EQ(sub.total_bytes(), 4);
+  CommGraph q = g.quotient({0, 0, 1, 1}, 2);
+  EXPECT_DOUBLE_EQ(edge_bytes(q, 0, 1), 10);  // 1-2 and 3-0 cross
+  EXPECT_EQ(g.padded(6).num_vertices(), 6);
+  EXPECT_EQ(g.padded(6).degree(5), 0);
+}
+
+TEST(MetisGraph, ReadsEdgeWeightsAsBytes) {
+  // The METIS manual's example layout: 3 vertices, 2 edges, fmt 1 (edge weights).
+  CommGraph g = load_metis_graph("% comment\n3 2 1\n2 100\n1 100 3 5\n2 5\n", "g.graph");
+  EXPECT_EQ(g.num_vertices(), 3);
+  EXPECT_DOUBLE_EQ(edge_bytes(g, 0, 1), 100);
+  EXPECT_DOUBLE_EQ(edge_bytes(g, 1, 2), 5);
+  // fmt 011: a vertex weight before the neighbours.
+  CommGraph w = load_metis_graph("3 1 011\n7 2 9\n7 1 9\n7\n", "w.graph");
+  EXPECT_DOUBLE_EQ(edge_bytes(w, 0, 1), 9);
+  EXPECT_EQ(w.degree(2), 0);
+  // Without vertex weights, an empty line is a vertex without neighbours.
+  EXPECT_EQ(load_metis_graph("3 1\n\n3\n2\n", "e.graph").degree(0), 0);
+  // No fmt: unit weights.
+  EXPECT_DOUBLE_EQ(load_metis_graph("2 1\n2\n1\n", "u.graph").total_bytes(), 1);
+}
+
+TEST(MetisGraph, ErrorsNameFileAndLine) {
+  EXPECT_EQ(parse_failure([] { load_metis_graph("", "e.graph"); }), "e.graph:1: empty file: no header");
+  EXPECT_NE(parse_failure([] { load_metis_graph("2 1\n2\n", "e.graph"); }).find("e.graph:2: the header announces 2 vertices"), std::string::npos);
+  EXPECT_NE(parse_failure([] { load_metis_graph("2 1\n3\n1\n", "e.graph"); }).find("e.graph:2: neighbour '3' is not a vertex"), std::string::npos);
+  EXPECT_NE(parse_failure([] { load_metis_graph("2 1 1\n2\n1 4\n", "e.graph"); }).find("e.graph:2: neighbours and edge weights"), std::string::npos);
+  EXPECT_NE(parse_failure([] { load_metis_graph("2 2\n2\n1\n", "e.graph"); }).find("e.graph:1: the header announces 2 edges"), std::string::npos);
+  EXPECT_NE(parse_failure([] { load_metis_graph("2 1 2\n2\n1\n", "e.graph"); }).find("e.graph:1: fmt must be"), std::string::npos);
+  EXPECT_NE(parse_failure([] { load_metis_graph("2 1\n2\n1\n1\n", "e.graph"); }).find("e.graph:4: more vertex lines"), std::string::npos);
+  EXPECT_NE(parse_failure([] { load_metis_graph("1 0\n1\n", "e.graph"); }).find("e.graph:2: vertex 1 lists itself"), std::string::npos);
+}
+
+TEST(EdgeList, SumsDirectionsAndRepeats) {
+  CommGraph g = load_edge_list("# src dst bytes\n0 1 100\n1 0 50\n0 1 1.5e2\n2 3 0\n", "a.edges");
+  EXPECT_EQ(g.num_vertices(), 4);
+  EXPECT_DOUBLE_EQ(edge_bytes(g, 0, 1), 300);
+  EXPECT_EQ(g.num_edges(), 1);
+  EXPECT_EQ(load_edge_list("processes 10\n0 1 5\n", "b.edges").num_vertices(), 10);
+}
+
+TEST(EdgeList, ErrorsNameFileAndLine) {
+  EXPECT_EQ(parse_failure([] { load_edge_list("0 1\n", "x.edges"); }), "x.edges:1: expected 'SRC DST BYTES'");
+  EXPECT_NE(parse_failure([] { load_edge_list("0 1 5\n0 -1 5\n", "x.edges"); }).find("x.edges:2: processes must be integers"), std::string::npos);
+  EXPECT_NE(parse_failure([] { load_edge_list("0 1 nan\n", "x.edges"); }).find("x.edges:1: bytes 'nan'"), std::string::npos);
+  EXPECT_NE(parse_failure([] { load_edge_list("processes 2\n0 2 1\n", "x.edges"); }).find("x.edges:2: process 2 is beyond"), std::string::npos);
+  EXPECT_NE(parse_failure([] { load_edge_list("# nothing\n", "x.edges"); }).find("x.edges:1: no edges"), std::string::npos);
+}
+
+TEST(MatrixMarket, RowGraphAndHaloVolumes) {
+  // 4x4 tridiagonal, symmetric storage (lower triangle).
+  std::string mtx = "%%MatrixMarket matrix coordinate real symmetric\n% comment\n4 4 7\n1 1 2\n2 1 -1\n2 2 2\n3 2 -1\n3 3 2\n4 3 -1\n4 4 2\n";
+  CommGraph rows = load_matrix_market(mtx, "t.mtx");
+  EXPECT_EQ(rows.num_vertices(), 4);
+  EXPECT_EQ(rows.num_edges(), 3);
+  // Rows {0,1} and {2,3}: each part needs one x entry from the other, 8 bytes each way.
+  CommGraph halo = halo_exchange_graph(rows, {0, 0, 1, 1}, 2);
+  EXPECT_DOUBLE_EQ(edge_bytes(halo, 0, 1), 16);
+}
+
+TEST(MatrixMarket, ErrorsNameFileAndLine) {
+  EXPECT_NE(parse_failure([] { load_matrix_market("%%MatrixMarket matrix array real general\n2 2\n", "m.mtx"); })
+                .find("m.mtx:1: only coordinate"), std::string::npos);
+  EXPECT_NE(parse_failure([] { load_matrix_market("%%MatrixMarket matrix coordinate real general\n2 3 1\n1 1 1\n", "m.mtx"); })
+                .find("m.mtx:2: the matrix must be square"), std::string::npos);
+  EXPECT_NE(parse_failure([] { load_matrix_market("%%MatrixMarket matrix coordinate real general\n2 2 1\n3 1 1\n", "m.mtx"); })
+                .find("m.mtx:3: index out of range"), std::string::npos);
+  EXPECT_NE(parse_failure([] { load_matrix_market("%%MatrixMarket matrix coordinate real general\n2 2 2\n1 2 1\n", "m.mtx"); })
+                .find("the size line announces 2 entries"), std::string::npos);
+}
+
+TEST(GraphSource, FormatsByPrefixExtensionAndBanner) {
+  test::TempDir dir;
+  dir.write("a.graph", "2 1\n2\n1\n");
+  dir.write("b.edges", "0 1 5\n");
+  dir.write("c.txt", "%%MatrixMarket matrix coordinate pattern general\n4 4 3\n1 2\n2 3\n3 4\n");
+  dir.write("d.txt", "0 1 5\n");
+  EXPECT_EQ(load_comm_graph(dir / "a.graph").num_edges(), 1);
+  EXPECT_DOUBLE_EQ(load_comm_graph(dir / "b.edges").total_bytes(), 5);
+  EXPECT_DOUBLE_EQ(load_comm_graph("edges:" + dir / "d.txt").total_bytes(), 5);
+  CommGraph halo = load_comm_graph(dir / "c.txt", {2, 1});
+  EXPECT_EQ(halo.num_vertices(), 2);
+  EXPECT_DOUBLE_EQ(halo.total_bytes(), 16);  // the chain is cut once: one x entry each way
+  EXPECT_THROW(load_comm_graph(dir / "c.txt"), Error);      // --parts missing
+  EXPECT_THROW(load_comm_graph(dir / "d.txt"), Error);      // format unknown
+  EXPECT_THROW(load_comm_graph(dir / "missing.graph"), Error);
+}
+
+TEST(Partition, ExactSizesAndRepair) {
+  // Two heavy cliques joined by a light edge split cleanly.
+  CommGraphBuilder b(8);
+  for (int i = 0; i < 4; ++i)
+    for (int j = i + 1; j < 4; ++j) b.add(i, j, 100), b.add(i + 4, j + 4, 100);
+  b.add(3, 4, 1);
+  CommGraph g = b.build();
+  std::vector<int> part = partition_exact(g, {4, 4}, 1);
+  EXPECT_DOUBLE_EQ(edge_cut(g, part), 1);
+  // Uneven sizes are met exactly.
+  part = partition_exact(g, {5, 3}, 1);
+  EXPECT_EQ(std::count(part.begin(), part.end(), 0), 5);
+  // The repair moves the vertex that costs least: vertex 3 (one light edge to the other side).
+  std::vector<int> unbalanced = {0, 0, 0, 0, 0, 1, 1, 1};
+  unbalanced[4] = 0;
+  repair_balance(g, unbalanced, {4, 4});
+  EXPECT_EQ(std::count(unbalanced.begin(), unbalanced.end(), 0), 4);
+  EXPECT_EQ(unbalanced[4], 1);
+  EXPECT_THROW(partition_exact(g, {4, 3}, 1), Error);
+}
+
+}  // namespace
+}  // namespace canopy::map

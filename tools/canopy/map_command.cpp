@@ -1,0 +1,122 @@
+// canopy map: place a job's processes on its allocation so that heavy talkers
+// sit close together, and write launcher files (rankfile, Slurm host list,
+// MPICH machine file), the permutation and a JSON report.
+#include <cstdio>
+#include <memory>
+
+#include "cli.h"
+#include "commands.h"
+#include "common/error.h"
+#include "common/file_io.h"
+#include "map/loaders/graph_loaders.h"
+#include "map/mapping.h"
+#include "map/metrics.h"
+#include "map/outputs.h"
+#include "topo/source.h"
+
+namespace canopy::cli {
+namespace {
+
+struct MapCommandOptions {
+  std::string graph, fabric, hosts, node, algorithm = "rt", tree = "auto", groups = "tree";
+  std::string rankfile, slurm_hostfile, machinefile, permutation;
+  int ppn = 0, parts = 0, seed = 1;
+  bool no_intra = false, no_refine = false, json = false;
+};
+
+map::Problem load_problem(const MapCommandOptions &o) {
+  map::CommGraph graph = map::load_comm_graph(o.graph, {o.parts, o.seed});
+  auto topology = std::make_shared<const topo::Topology>(topo::load_topology(o.fabric));
+  std::vector<int> hosts = map::allocation_hosts(*topology, read_file(o.hosts), o.hosts);
+  std::optional<map::NodeLayout> node;
+  if (!o.node.empty()) node = map::NodeLayout::from(topo::NodeTopology::load(o.node), o.ppn);
+  return map::Problem{std::move(graph), map::Machine(topology, std::move(hosts), o.ppn, std::move(node))};
+}
+
+void write_outputs(const MapCommandOptions &o, const map::Machine &m, const std::vector<int> &slots) {
+  if (!o.rankfile.empty()) write_file_atomic(o.rankfile, map::openmpi_rankfile(m, slots));
+  if (!o.slurm_hostfile.empty()) write_file_atomic(o.slurm_hostfile, map::slurm_hostfile(m, slots));
+  if (!o.machinefile.empty()) write_file_atomic(o.machinefile, map::mpich_machinefile(m, slots));
+  if (!o.permutation.empty()) write_file_atomic(o.permutation, map::permutation_text(slots));
+}
+
+void print_text(const map::Problem &p, const map::MapResult &r, const map::Metrics &m, const map::Metrics &identity) {
+  std::printf("processes:   %d (%lld edges, %.6g bytes)\n", p.graph.num_vertices(),
+              static_cast<long long>(p.graph.num_edges()), p.graph.total_bytes());
+  std::printf("allocation:  %d hosts x %d slots%s%s\n", p.machine.num_hosts(), p.machine.slots_per_host(),
+              p.machine.node() ? ", node " : "", p.machine.node() ? p.machine.node()->spec.c_str() : "");
+  std::printf("algorithm:   %s", r.algorithm.c_str());
+  if (!r.tree.empty()) std::printf(", tree %s", r.tree.c_str());
+  if (r.intra_node) std::printf(", intra-node on the hwloc tree");
+  if (!r.refined_from.empty()) std::printf(", refined from %s", r.refined_from.c_str());
+  std::printf(" (%.3f s)\n", r.seconds.at("total"));
+  std::printf("routes:      %s\n", m.routes.c_str());
+  std::printf("%-24s %16s %16s\n", "", "mapped", "identity");
+  auto row = [](const char *name, double a, double b) { std::printf("%-24s %16.6g %16.6g\n", name, a, b); };
+  row("hop-bytes", m.hop_bytes, identity.hop_bytes);
+  row("inter-node bytes", m.inter_node_bytes, identity.inter_node_bytes);
+  row("max link bytes", m.max_link_bytes, identity.max_link_bytes);
+  row("average link bytes", m.average_link_bytes, identity.average_link_bytes);
+  row("max dilation (links)", m.max_dilation, identity.max_dilation);
+  row("average dilation", m.average_dilation, identity.average_dilation);
+  if (m.cross_socket_bytes >= 0) row("cross-socket bytes", m.cross_socket_bytes, identity.cross_socket_bytes);
+}
+
+int run_map(const MapCommandOptions &o) {
+  map::Problem problem = load_problem(o);
+  map::MapOptions options;
+  options.algorithm = o.algorithm;
+  options.tree = map::tree_choice(o.tree);
+  options.groups = map::group_choice(o.groups);
+  options.intra_node = !o.no_intra;
+  options.refine = !o.no_refine;
+  options.seed = o.seed;
+  map::MapResult result = map::map_processes(problem, options);
+  map::Metrics metrics = map::evaluate(problem, result.slot_of_process);
+  map::Metrics identity = map::evaluate(problem, map::identity_placement(problem));
+  write_outputs(o, problem.machine, result.slot_of_process);
+  if (o.json)
+    print_json(map::map_report_json(problem, result, metrics, identity));
+  else
+    print_text(problem, result, metrics, identity);
+  return 0;
+}
+
+}  // namespace
+
+CommandRunner add_map_command(CLI::App &app) {
+  auto o = std::make_shared<MapCommandOptions>();
+  CLI::App *cmd = app.add_subcommand("map", "Map processes onto an allocation to cut hop-bytes; write launcher files");
+  cmd->add_option("--graph", o->graph,
+                  "Communication graph: metis:FILE, edges:FILE (SRC DST BYTES), mtx:FILE (with --parts), "
+                  "or a path ending .graph/.edges/.mtx")->required();
+  cmd->add_option("--fabric", o->fabric, "Topology source (see `canopy topo --formats`)")->required();
+  cmd->add_option("--hosts", o->hosts, "Host file: the job's hosts in allocation order")->required();
+  cmd->add_option("--ppn", o->ppn, "Slots (processes) per host")->required()->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--node-topology", o->node,
+                  "Inside of a node for intra-node mapping: 'live', an hwloc XML file, or a synthetic string like 'pack:2 core:8 pu:2'");
+  cmd->add_option("--algorithm", o->algorithm, "identity, block, greedy, rt or rb")
+      ->check(CLI::IsMember(map::algorithm_names()))->capture_default_str();
+  cmd->add_option("--tree", o->tree, "rt's topology tree: auto, fabric or neighbor-joining")
+      ->check(CLI::IsMember({"auto", "fabric", "neighbor-joining"}))->capture_default_str();
+  cmd->add_option("--groups", o->groups,
+                  "rt/rb: form node-sized groups along the tree, or flat (the paper: METIS k-way into one group per host)")
+      ->check(CLI::IsMember({"tree", "flat"}))->capture_default_str();
+  cmd->add_option("--parts", o->parts, "MatrixMarket input: split the rows into this many processes (METIS)");
+  cmd->add_option("--seed", o->seed, "METIS seed (same seed, same mapping)")->capture_default_str();
+  cmd->add_flag("--no-intra", o->no_intra, "Skip intra-node mapping");
+  cmd->add_flag("--no-refine", o->no_refine, "Skip the refinement pass (and its never-worse-than-baselines guard)");
+  cmd->add_option("--rankfile", o->rankfile, "Write an Open MPI rankfile (mpirun --rankfile FILE)");
+  cmd->add_option("--slurm-hostfile", o->slurm_hostfile,
+                  "Write a Slurm host list (SLURM_HOSTFILE=FILE srun --distribution=arbitrary)");
+  cmd->add_option("--machinefile", o->machinefile, "Write an MPICH machine file (mpiexec -f FILE)");
+  cmd->add_option("--permutation", o->permutation, "Write the slot of each process, one per line");
+  add_json_flag(*cmd, o->json);
+  cmd->footer("Metrics are computed on the routes the fabric uses (forwarding tables when loaded) for the\n"
+              "mapping and for identity (rank i on slot i, hosts in allocation order). See docs/mapping.md.\n"
+              "Example: canopy map --graph app.graph --fabric dump/current --hosts job.hosts --ppn 16 \\\n"
+              "           --node-topology 'pack:2 core:8 pu:2' --algorithm rt --rankfile job.rankfile");
+  return [o] { return run_map(*o); };
+}
+
+}  // namespace canopy::cli
