@@ -13,5 +13,6 @@ CommandRunner add_topo_command(CLI::App &app);
 CommandRunner add_route_command(CLI::App &app);
 CommandRunner add_info_command(CLI::App &app);
 CommandRunner add_query_command(CLI::App &app);
+CommandRunner add_bench_command(CLI::App &app);
 
 }  // namespace canopy::cli
