@@ -167,14 +167,16 @@ void plot_svg(const Options &o, const RunInfo &info, const std::vector<Row> &row
   std::string script = "set terminal svg size 800,500 dynamic noenhanced font 'sans,12' background '#ffffff'\n";
   script += "set output '" + gnuplot_quoted(tmp) + "'\n";
   script += "set title 'canopy bench " + std::string(o.collective->name) + ": " + std::to_string(info.ranks) +
-            " ranks on " + std::to_string(info.nodes) + " node(s), method " + method_name(o.method) + "'\n";
+            " ranks on " + std::to_string(info.nodes) + (info.nodes == 1 ? " node" : " nodes") + ", method " +
+            method_name(o.method) + "'\n";
+  script += "set xrange [" + std::to_string(rows.front().bytes) + ":" + std::to_string(rows.back().bytes) + "]\n";
   script += "set xlabel 'message size (bytes" + std::string(o.collective->rooted ? "" : " per rank") + ")'\n";
   script += "set ylabel 'average latency (us)'\nset logscale xy\nset grid\nset key top left\nset xtics (";
   for (size_t s = rows.front().bytes, n = 0; s <= rows.back().bytes; s *= 4, ++n)
     script += (n ? ", '" : "'") + size_label(s) + "' " + std::to_string(s);
   script += ")\nplot ";
   for (size_t a = 0; a < o.algorithms.size(); ++a)
-    script += (a ? ", " : "") + std::string("'-' using 1:2 with linespoints lw 2 title '") + o.algorithms[a].name + "'";
+    script += (a ? ", " : "") + std::string("'-' using 1:2 with linespoints lw 2 pt 7 ps 0.7 title '") + o.algorithms[a].name + "'";
   script += "\n";
   for (size_t a = 0; a < o.algorithms.size(); ++a) {
     for (const Row &r : rows) script += std::to_string(r.bytes) + " " + std::to_string(r.stats[a].avg_us) + "\n";
