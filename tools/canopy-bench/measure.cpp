@@ -41,11 +41,11 @@ void Measurement::purge_caches() {
   asm volatile("" : : "r"(purge_.data()) : "memory");
 }
 
-double Measurement::timed_call(const Algorithm &alg, Call &call, long iteration, long &errors) {
+double Measurement::timed_call(size_t algorithm, Call &call, long iteration, long &errors) {
   const CollectiveEntry &coll = *opts_.collective;
+  const Algorithm &alg = opts_.algorithms[algorithm];
   call.root = opts_.rotate_root ? static_cast<int>(iteration % size_) : opts_.root;
-  size_t index = static_cast<size_t>(&alg - opts_.algorithms.data());
-  uint32_t seed = validation_seed(call.bytes, index, iteration);
+  uint32_t seed = validation_seed(call.bytes, algorithm, iteration);
   if (opts_.validate) coll.fill(call, seed);
   if (opts_.method == Method::SmpPaper) purge_caches();
   PMPI_Barrier(comm_);
@@ -64,13 +64,13 @@ Row Measurement::measure(size_t bytes) {
   std::vector<std::vector<double>> times(algs.size());
   std::vector<long> errors(algs.size(), 0), calls(algs.size(), 0);
   for (size_t a = 0; a < algs.size(); ++a)
-    for (int i = 0; i < row.warmup; ++i) timed_call(algs[a], call, calls[a]++, errors[a]);
+    for (int i = 0; i < row.warmup; ++i) timed_call(a, call, calls[a]++, errors[a]);
   int rounds = std::min(opts_.rounds, row.iterations);
   for (int r = 0; r < rounds; ++r) {
     // Round r runs its share of the iterations; the shares add up to exactly -i.
     int share = row.iterations * (r + 1) / rounds - row.iterations * r / rounds;
     for (size_t a = 0; a < algs.size(); ++a)
-      for (int i = 0; i < share; ++i) times[a].push_back(timed_call(algs[a], call, calls[a]++, errors[a]));
+      for (int i = 0; i < share; ++i) times[a].push_back(timed_call(a, call, calls[a]++, errors[a]));
   }
   int failed = 0, mine = failed_ != MPI_SUCCESS;
   PMPI_Allreduce(&mine, &failed, 1, MPI_INT, MPI_MAX, comm_);
