@@ -3,6 +3,8 @@
 # --compare` (interleaved rounds), both methods (osu, smp-paper), 1 B .. 1 MiB; the tables
 # and plots behind docs/benchmarks.md. Each run waits for a quiet machine first (1-minute load
 # average below LOAD_MAX, default 1.0; up to WAIT_S seconds, default 600) and notes the load.
+# ITERATIONS (default 200) and WARMUP (default 20) apply to every size (-i, -x); -z adds P50/P90/P99,
+# which stay meaningful when other work on the machine spoils the averages.
 # Usage: bench/collectives.sh [BUILD_DIR] [OUT_DIR] [RANKS]
 set -euo pipefail
 build=${1:-build}
@@ -10,6 +12,7 @@ out=${2:-/tmp/canopy-bench/collectives}
 ranks=${3:-2}
 load_max=${LOAD_MAX:-1.0}
 wait_s=${WAIT_S:-600}
+counts=(-i "${ITERATIONS:-200}" -x "${WARMUP:-20}" -z)
 mkdir -p "$out"
 flags=(-np "$ranks" --bind-to core)
 [ "$(id -u)" -eq 0 ] && flags+=(--allow-run-as-root)
@@ -32,8 +35,9 @@ run() {  # NAME ARGS...: one canopy bench run, its table in NAME.txt (and NAME.s
 }
 
 for method in osu smp-paper; do
-  run "bcast-$method" bcast --compare mpi,shm,binomial,auto --method "$method" --plot "$out/bcast-$method.svg"
-  run "allgather-$method" allgather --compare mpi,recursive_doubling,ring,bruck,leader,auto --method "$method" \
-    --plot "$out/allgather-$method.svg"
-  run "barrier-$method" barrier --compare mpi,dissemination,shm -i 10000 -x 1000 --method "$method"
+  run "bcast-$method" bcast --compare mpi,shm,binomial,auto "${counts[@]}" --method "$method" \
+    --plot "$out/bcast-$method.svg"
+  run "allgather-$method" allgather --compare mpi,recursive_doubling,ring,bruck,leader,auto "${counts[@]}" \
+    --method "$method" --plot "$out/allgather-$method.svg"
+  run "barrier-$method" barrier --compare mpi,dissemination,shm -i 5000 -x 500 -z --method "$method"
 done

@@ -126,6 +126,13 @@ def test_barrier_and_smp_paper():
     doc = json.loads(r.stdout) if r.returncode == 0 else {}
     check("smp-paper in json", doc.get("method") == "smp-paper" and doc.get("purge_bytes") == 65536, doc)
     check("smp-paper sizes", [row["size"] for row in doc.get("results", [])] == [1, 2, 4, 8, 16, 32, 64, 128, 256], doc)
+    # Over the calls' maxima, the percentiles lie between the extremes, in order.
+    lat = [row["latency_us"]["shm"] for row in doc.get("results", [])]
+    check("smp-paper percentiles ordered", lat and all(
+        x["min"] <= x["p50"] <= x["p90"] <= x["p99"] <= x["max"] for x in lat), lat)
+    r = bench(2, "allgather", "-m", "8:16", "-i", "10", "-z", "--compare", "mpi,ring")
+    check("-z columns", r.returncode == 0 and header(r.stdout).split()[-7:] == [
+        "mpi", "P99(us)", "ring", "P50(us)", "ring", "P90(us)", "ring", "P99(us)", "ring/mpi"][-7:], header(r.stdout))
 
 
 def test_plot():

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <string>
 
@@ -15,6 +16,16 @@ namespace {
 // call, so a stale buffer from an earlier call never passes.
 uint32_t validation_seed(size_t bytes, size_t algorithm, long iteration) {
   return static_cast<uint32_t>(bytes * 2654435761u + algorithm * 40503u + static_cast<uint64_t>(iteration) + 1);
+}
+
+// Nearest-rank percentiles of @p times (copied: sorted here).
+void percentiles(std::vector<double> times, double out[3]) {
+  std::sort(times.begin(), times.end());
+  const double wanted[3] = {50, 90, 99};
+  for (int k = 0; k < 3; ++k) {
+    size_t rank = static_cast<size_t>(std::ceil(wanted[k] / 100 * static_cast<double>(times.size())));
+    out[k] = times[std::max<size_t>(rank, 1) - 1];
+  }
 }
 
 }  // namespace
@@ -93,11 +104,15 @@ Stats Measurement::reduce(const std::vector<double> &times, long errors) const {
     double mean = 0;
     for (double t : times) mean += t;
     mean /= n;
-    double sum = 0;
-    PMPI_Reduce(&mean, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, comm_);
+    double mine[4] = {mean}, sums[4] = {};
+    percentiles(times, mine + 1);
+    PMPI_Reduce(mine, sums, 4, MPI_DOUBLE, MPI_SUM, 0, comm_);
     PMPI_Reduce(&mean, &s.min_us, 1, MPI_DOUBLE, MPI_MIN, 0, comm_);
     PMPI_Reduce(&mean, &s.max_us, 1, MPI_DOUBLE, MPI_MAX, 0, comm_);
-    s.avg_us = sum / size_;
+    s.avg_us = sums[0] / size_;
+    s.p50_us = sums[1] / size_;
+    s.p90_us = sums[2] / size_;
+    s.p99_us = sums[3] / size_;
     return s;
   }
   std::vector<double> slowest(times.size());
@@ -108,6 +123,9 @@ Stats Measurement::reduce(const std::vector<double> &times, long errors) const {
     s.avg_us = sum / n;
     s.min_us = *std::min_element(slowest.begin(), slowest.end());
     s.max_us = *std::max_element(slowest.begin(), slowest.end());
+    double p[3];
+    percentiles(slowest, p);
+    s.p50_us = p[0], s.p90_us = p[1], s.p99_us = p[2];
   }
   return s;
 }

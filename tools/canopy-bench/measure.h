@@ -10,6 +10,8 @@
 //              ranks, Min/Max the smallest and largest of them (what osu_bcast prints);
 //   smp-paper  every call's time is the maximum over ranks (first rank starting to last rank
 //              finishing, as the tunable SMP collectives paper measures); Avg/Min/Max over calls.
+// Percentiles (nearest rank): osu averages each rank's own percentiles over ranks; smp-paper takes
+// them over the calls' maxima.
 #pragma once
 #include <mpi.h>
 
@@ -22,6 +24,7 @@ namespace canopy::bench {
 
 struct Stats {
   double avg_us = 0, min_us = 0, max_us = 0;
+  double p50_us = 0, p90_us = 0, p99_us = 0;  // percentiles (-z): robust where the mean is not
   long errors = 0;  // wrong bytes over all validated calls and ranks (-c)
 };
 

@@ -69,6 +69,8 @@ void declare_options(CLI::App &app, RawOptions &raw, Options &opts) {
   app.add_option("-x,--warmup", raw.warmup, "Untimed warm-up iterations per size and algorithm (default 100, "
                                             "10 above 8 KiB)")->check(CLI::NonNegativeNumber);
   app.add_flag("-f,--full", opts.full, "Also print the minimum and maximum latency and the iterations");
+  app.add_flag("-z,--tail-lat", opts.tail, "Also print the P50, P90 and P99 latencies (OSU 7's -z): robust "
+                                           "where the average is not, on a shared machine");
   app.add_flag("-c,--validation", opts.validate, "Check every timed call's result against the expected "
                                                  "data (Validation column; exit status 1 on a mismatch)");
   app.add_option("-k,--root-rank", raw.root, "Root of rooted collectives: fixed:RANK (default fixed:0) or rotate "

@@ -29,7 +29,7 @@ struct Options {
   size_t min_bytes = 1, max_bytes = 1 << 20;  // OSU: 1 B .. 1 MiB
   int iterations = 1000, iterations_large = 100;  // OSU: above 8 KiB the large counts apply
   int warmup = 100, warmup_large = 10;
-  bool full = false, validate = false;
+  bool full = false, validate = false, tail = false;
   bool rotate_root = false;
   int root = 0;
   std::vector<Algorithm> algorithms;  // one, or several with --compare

@@ -69,6 +69,14 @@ TextReport::TextReport(const Options &opts, const RunInfo &info) : opts_(opts), 
     }
   }
   if (opts.full) columns_.push_back({"Iterations", [](const Row &r) { return std::to_string(r.iterations); }});
+  for (size_t a = 0; opts.tail && a < algs.size(); ++a) {
+    // OSU's "P50 Tail Lat(us)"; with --compare, the algorithm's name instead.
+    std::string prefix = opts.compare ? algs[a].name + " " : "";
+    std::string suffix = opts.compare ? "(us)" : " Tail Lat(us)";
+    columns_.push_back({prefix + "P50" + suffix, latency(a, &Stats::p50_us)});
+    columns_.push_back({prefix + "P90" + suffix, latency(a, &Stats::p90_us)});
+    columns_.push_back({prefix + "P99" + suffix, latency(a, &Stats::p99_us)});
+  }
   if (opts.validate)
     for (size_t a = 0; a < algs.size(); ++a)
       columns_.push_back({opts.compare ? algs[a].name + " Validation" : "Validation",
@@ -127,7 +135,8 @@ nlohmann::json json_report(const Options &o, const RunInfo &info, const std::vec
     nlohmann::json latency, validation, ratio;
     for (size_t a = 0; a < o.algorithms.size(); ++a) {
       const Stats &s = r.stats[a];
-      latency[o.algorithms[a].name] = {{"avg", s.avg_us}, {"min", s.min_us}, {"max", s.max_us}};
+      latency[o.algorithms[a].name] = {{"avg", s.avg_us}, {"min", s.min_us}, {"max", s.max_us},
+                                       {"p50", s.p50_us}, {"p90", s.p90_us}, {"p99", s.p99_us}};
       if (o.validate) validation[o.algorithms[a].name] = {{"passed", s.errors == 0}, {"wrong_bytes", s.errors}};
       if (o.compare && a > 0) ratio[o.algorithms[a].name] = s.avg_us / r.stats[0].avg_us;
     }
