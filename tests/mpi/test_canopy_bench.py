@@ -132,7 +132,7 @@ def test_barrier_and_smp_paper():
         x["min"] <= x["p50"] <= x["p90"] <= x["p99"] <= x["max"] for x in lat), lat)
     r = bench(2, "allgather", "-m", "8:16", "-i", "10", "-z", "--compare", "mpi,ring")
     check("-z columns", r.returncode == 0 and header(r.stdout).split()[-7:] == [
-        "mpi", "P99(us)", "ring", "P50(us)", "ring", "P90(us)", "ring", "P99(us)", "ring/mpi"][-7:], header(r.stdout))
+        "ring", "P50(us)", "ring", "P90(us)", "ring", "P99(us)", "ring/mpi"], header(r.stdout))
 
 
 def test_plot():
