@@ -44,7 +44,8 @@ nlohmann::json json_report(const Options &opts, const RunInfo &info, const std::
 
 /** Fails early (before minutes of measuring) when gnuplot cannot run or @p path's folder is missing. */
 void check_plot_prerequisites(const std::string &path);
-/** Average latency against size, log-log, one line per algorithm, written atomically to @p path. */
+/** Average latency (the median with -z) against size, log-log, one line per algorithm, written
+    atomically to @p path. */
 void plot_svg(const Options &opts, const RunInfo &info, const std::vector<Row> &rows, const std::string &path);
 
 /** "osu", "smp-paper". */
