@@ -114,9 +114,9 @@ if [ -x "$build/bin/canopy-bench" ]; then
     printf '$ mpirun -np 8 -x CANOPY_HOSTMAP canopy bench %s\n' "$*"
     MPI_ENV="CANOPY_HOSTMAP=$out/hostmap" bash "$root/tests/mpi/run_mpi.sh" 120 8 "$canopy" bench "$@"
   }
-  bench bcast -m 1:16384 -i 20 -x 3 --compare mpi,two_level,auto --plot "$out/bcast-latency.svg"
-  bench allgather -m 1:4096 -i 20 -x 3 --compare mpi,leader,auto -c
-  bench barrier -i 50 -x 5 --compare mpi,shm
+  bench bcast -m 4:4096 -i 10 -x 2 --compare mpi,two_level,auto --plot "$out/bcast-latency.svg"
+  bench allgather -m 4:1024 -i 10 -x 2 --compare mpi,leader,auto -c
+  bench barrier -i 20 -x 2 --compare mpi,shm
   echo "latency plot: $out/bcast-latency.svg"
 else
   echo "skipped: this build has no MPI (canopy bench needs CANOPY_WITH_MPI=ON)"
