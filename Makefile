@@ -35,6 +35,7 @@ demo: setup build
 bench: build
 	bash bench/topology_load.sh $(BUILD)
 	bash bench/service_load.sh $(BUILD)
+	if [ -x $(BUILD)/bin/canopy-bench ]; then bash bench/collectives.sh $(BUILD); fi
 
 clean:
 	rm -rf $(BUILD) $(FUZZ_BUILD)

@@ -8,7 +8,9 @@
 #   8. a client asks canopyd over the protocol: query h0001:h0064, a matrix;
 #   9. a cable on that route breaks in ibsim: OpenSM re-routes, the collector publishes
 #      one new dump, canopyd reloads it;
-#   10. canopyd answers the new route, checked against ibtracert.
+#   10. canopyd answers the new route, checked against ibtracert;
+#   11. 8 real MPI ranks placed on 4 fabric hosts (CANOPY_HOSTMAP): canopy bench --compare
+#       measures Canopy's collectives against the MPI library's own, with a latency plot.
 # Every background process (ibsim, OpenSM, collector, canopyd) is stopped on exit.
 # Usage: scripts/demo.sh [BUILD_DIR]   (outputs in demo-output/, or $CANOPY_DEMO_DIR)
 set -euo pipefail
@@ -94,9 +96,29 @@ echo "canopyd's answers against ibtracert: h0001:h0064, every host of $leaf to e
 python3 "$root/tests/e2e/compare_routes.py" --dump "$out/live/current" --pair h0001:h0064 --pairs 20 --seed 1 \
   --preload "$IBSIM_UMAD2SIM" --expected ibtracert --actual canopyd --server "$server" --avoid "$leaf:$port"
 
-step "done: stopping canopyd, the collector, OpenSM and ibsim"
+step "done with the fabric: stopping canopyd, the collector, OpenSM and ibsim"
 canopyd_stop
 collector_stop
 ibsim_stop
 trap - EXIT
+
+step "11. real MPI ranks on fabric hosts: Canopy's collectives against the MPI library's own"
+if [ -x "$build/bin/canopy-bench" ]; then
+  # 8 ranks placed on 4 hosts of the fabric (two on a leaf, two across the spines); Canopy's
+  # hierarchy groups the ranks by these names (CANOPY_HOSTMAP), as it would on the real hosts.
+  printf '# rank placement: 2 ranks on each of 4 fabric hosts\nh0001:2\nh0002:2\nh0017:2\nh0064:2\n' > "$out/hostmap"
+  echo "hosts: $(grep -v '^#' "$out/hostmap" | tr '\n' ' ')(CANOPY_HOSTMAP=$out/hostmap)"
+  echo "8 ranks on this machine's $(nproc) cores are oversubscribed: the numbers show the mechanism, not the fabric."
+  # run_mpi.sh adds the flags containers need (root, oversubscription) and a time limit.
+  bench() {
+    printf '$ mpirun -np 8 -x CANOPY_HOSTMAP canopy bench %s\n' "$*"
+    MPI_ENV="CANOPY_HOSTMAP=$out/hostmap" bash "$root/tests/mpi/run_mpi.sh" 120 8 "$canopy" bench "$@"
+  }
+  bench bcast -m 4:4096 -i 10 -x 2 --compare mpi,two_level,auto --plot "$out/bcast-latency.svg"
+  bench allgather -m 4:1024 -i 10 -x 2 --compare mpi,leader,auto -c
+  bench barrier -i 20 -x 2 --compare mpi,shm
+  echo "latency plot: $out/bcast-latency.svg"
+else
+  echo "skipped: this build has no MPI (canopy bench needs CANOPY_WITH_MPI=ON)"
+fi
 echo "fabric drawing: $out/fabric.svg    dumps: $out/dumps/current, $out/live/current    logs: $out/*.log"

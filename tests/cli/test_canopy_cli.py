@@ -180,8 +180,18 @@ def test_info():
     check("info shows value and source", p["value"] == "0.3" and p["source"].startswith("environment"), p)
 
 
+def test_bench_without_mpirun():
+    # canopy bench execs canopy-bench (built with MPI only); its runs are tested in tests/mpi.
+    if os.path.exists(os.path.join(BIN, "canopy-bench")):
+        r = canopy("bench", "--help")
+        check("bench --help reaches canopy-bench", r.returncode == 0 and "--compare" in r.stdout, r.stderr)
+    else:
+        r = canopy("bench", "bcast")
+        check("bench without MPI: says so, exit 1", r.returncode == 1 and "built without it" in r.stderr, r.stderr)
+
+
 for test in (test_help_and_version, test_summary, test_routes_equal_ibtracert, test_matrix, test_errors,
-             test_service_arguments, test_svg, test_simgrid, test_info):
+             test_service_arguments, test_svg, test_simgrid, test_info, test_bench_without_mpirun):
     test()
 print(f"{len(failures)} failed" if failures else "all passed")
 sys.exit(1 if failures else 0)

@@ -14,5 +14,6 @@ CommandRunner add_route_command(CLI::App &app);
 CommandRunner add_info_command(CLI::App &app);
 CommandRunner add_query_command(CLI::App &app);
 CommandRunner add_map_command(CLI::App &app);
+CommandRunner add_bench_command(CLI::App &app);
 
 }  // namespace canopy::cli
