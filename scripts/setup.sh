@@ -10,6 +10,7 @@ packages=(
   libgtest-dev nlohmann-json3-dev libcli11-dev      # tests, JSON, command lines
   libhwloc-dev hwloc                                # node topology
   libopenmpi-dev openmpi-bin                        # MPI (collectives runtime, libcanopy-mpi.so)
+  mpich libmpich-dev                                # MPICH beside it (libcanopy-mpi-mpich.so)
   libasio-dev                                       # canopyd networking (standalone Asio)
   infiniband-diags opensm ibsim-utils               # real fabric tools, simulated fabric
   python3                                           # fabric generator, e2e route comparison
