@@ -19,9 +19,7 @@ flags=(-np "$np")
 version=$("$launcher" --version 2>&1 || true)
 if [[ $version == *"Open MPI"* || $version == *"OpenRTE"* ]]; then
   # Containers: more ranks than cores, no binding, no CMA (ptrace is often forbidden).
-  # Plugins stay loaded at MPI_Finalize so that a leak report can name the one that leaked.
-  flags+=(--oversubscribe --bind-to none --mca btl_vader_single_copy_mechanism none
-          --mca mca_base_component_disable_dlclose 1)
+  flags+=(--oversubscribe --bind-to none --mca btl_vader_single_copy_mechanism none)
   [ "$(id -u)" -eq 0 ] && flags+=(--allow-run-as-root)
   for kv in ${MPI_ENV:-}; do flags+=(-x "$kv"); done
 elif [[ $version == *"HYDRA"* ]]; then
