@@ -22,13 +22,4 @@ endif()
 
 # MPI is optional: without it the topology library and tools still build, and
 # the collectives runtime (libcanopy-mpi.so, tests/mpi) is left out.
-find_package(MPI COMPONENTS C)
-if(MPI_FOUND)
-  set(_canopy_mpi_default ON)
-else()
-  set(_canopy_mpi_default OFF)
-endif()
-option(CANOPY_WITH_MPI "Build the MPI collectives runtime (libcanopy-mpi.so)" ${_canopy_mpi_default})
-if(CANOPY_WITH_MPI AND NOT MPI_FOUND)
-  message(FATAL_ERROR "CANOPY_WITH_MPI=ON but no MPI was found (install libopenmpi-dev openmpi-bin)")
-endif()
+include(${CMAKE_CURRENT_LIST_DIR}/CanopyMPI.cmake)

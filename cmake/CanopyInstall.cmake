@@ -13,7 +13,4 @@ install(FILES ${PROJECT_BINARY_DIR}/CanopyConfig.cmake ${PROJECT_BINARY_DIR}/Can
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/Canopy)
 configure_file(cmake/canopy.pc.in ${PROJECT_BINARY_DIR}/canopy.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/canopy.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
-if(CANOPY_WITH_MPI)
-  # The drop-in library (C API + intercepted MPI_* calls); canopy/coll.h is installed with include/.
-  install(TARGETS canopy_mpi LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
-endif()
+# The drop-in libcanopy-mpi*.so libraries are installed by canopy_add_coll_runtime (src/).

@@ -25,7 +25,7 @@ void test_allgather_case(Context &ctx, MPI_Comm comm, const std::string &alg, co
   std::vector<unsigned char> send(block), recv(total + guard, 0xEE), ref(total + guard, 0xEE);
   for (size_t i = 0; i < block; ++i) send[i] = pattern(i, rank, count);
   for (size_t i = total; i < total + guard; ++i) recv[i] = ref[i] = 0xA5;
-  if (in_place) std::memcpy(recv.data() + rank * block, send.data(), block);
+  if (in_place && block) std::memcpy(recv.data() + rank * block, send.data(), block);  // data() may be null
   int rc = canopy::coll::allgather(in_place ? MPI_IN_PLACE : send.data(), count, t.type, recv.data(), count, t.type,
                                    comm, forced(alg));
   bool ok = rc == MPI_SUCCESS;
