@@ -149,6 +149,7 @@ Data contribution(const Case &c, int count, int rank) {
 
 // long double results are compared by value: its 6 padding bytes carry no value.
 bool same_values(const ElemCase &e, const unsigned char *a, const unsigned char *b, size_t elems) {
+  if (elems == 0) return true;  // a and b may be null
   if (e.kind != Kind::Floating || e.bytes != sizeof(long double)) return std::memcmp(a, b, elems * e.bytes) == 0;
   for (size_t i = 0; i < elems; ++i)
     if (reinterpret_cast<const long double *>(a)[i] != reinterpret_cast<const long double *>(b)[i]) return false;
@@ -259,7 +260,7 @@ void reduce_case(Context &ctx, MPI_Comm comm, const std::string &alg, const Case
   Data d = contribution(c, count, rank);
   in_place = in_place && rank == root;  // MPI_IN_PLACE is the root's only
   std::vector<unsigned char> recv(d.bytes + kGuard, 0xEE), ref(d.bytes + kGuard, 0xEE);
-  if (in_place) std::memcpy(recv.data(), d.send.data(), d.bytes);
+  if (in_place && d.bytes) std::memcpy(recv.data(), d.send.data(), d.bytes);
   int rc = canopy::coll::reduce(in_place ? MPI_IN_PLACE : d.send.data(), recv.data(), count, c.elem.type, c.op.op, root,
                                 comm, forced(alg));
   PMPI_Reduce(d.send.data(), ref.data(), count, c.elem.type, c.op.op, root, comm);
@@ -276,7 +277,7 @@ void allreduce_case(Context &ctx, MPI_Comm comm, const std::string &alg, const C
   MPI_Comm_size(comm, &size);
   Data d = contribution(c, count, rank);
   std::vector<unsigned char> recv(d.bytes + kGuard, 0xEE), ref(d.bytes + kGuard, 0xEE);
-  if (in_place) std::memcpy(recv.data(), d.send.data(), d.bytes);
+  if (in_place && d.bytes) std::memcpy(recv.data(), d.send.data(), d.bytes);
   int rc = canopy::coll::allreduce(in_place ? MPI_IN_PLACE : d.send.data(), recv.data(), count, c.elem.type, c.op.op,
                                    comm, forced(alg));
   PMPI_Allreduce(d.send.data(), ref.data(), count, c.elem.type, c.op.op, comm);

@@ -96,7 +96,7 @@ void test_gather_case(Context &ctx, MPI_Comm comm, const RootedCase &c) {
   if (at_root) {
     recv.assign(s.total() + kGuard, kUnset);
     for (size_t i = s.total(); i < recv.size(); ++i) recv[i] = kGuardByte;
-    if (in_place) std::memcpy(recv.data() + c.root * s.block, send.data(), s.block);
+    if (in_place && s.block) std::memcpy(recv.data() + c.root * s.block, send.data(), s.block);
     ref = recv;
   }
   const void *sendbuf = in_place ? MPI_IN_PLACE : send.data();
