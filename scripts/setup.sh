@@ -12,6 +12,7 @@ packages=(
   libmetis-dev                                      # graph partitioning (task mapping)
   libopenmpi-dev openmpi-bin                        # MPI (collectives runtime, libcanopy-mpi.so)
   mpich libmpich-dev                                # MPICH beside it (libcanopy-mpi-mpich.so)
+  libsimgrid-dev                                    # SimGrid SMPI (smpicc, smpirun): mapping evaluation
   libasio-dev                                       # canopyd networking (standalone Asio)
   infiniband-diags opensm ibsim-utils               # real fabric tools, simulated fabric
   python3                                           # fabric generator, e2e route comparison
