@@ -1,9 +1,9 @@
 /* LD_PRELOAD shim for the canopy bench tests: PMPI_Bcast runs the MPI library's own, then
-   flips the first byte of an MPI_BYTE buffer (the benchmark's data) on every rank but the
-   root, so that `canopy bench -c` must report the `mpi` column as failed and leave Canopy's
-   algorithms passing (they never call PMPI_Bcast on data; Canopy's own PMPI_Bcasts, of
-   MPI_INT while it builds a communicator's hierarchy, stay intact). Proves that validation
-   can fail, without a hook in the product. */
+   flips the first byte of the buffer on every rank but the root, so that `canopy bench -c`
+   must report the `mpi` column as failed (and leave Canopy's algorithms, which never call
+   PMPI_Bcast for data, passing). Proves that validation can fail, without a hook in the
+   product. Only MPI_BYTE buffers (what canopy bench broadcasts) are flipped: Canopy's own
+   hierarchy setup broadcasts MPI_INT ids with PMPI_Bcast and must stay intact. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <mpi.h>
@@ -19,6 +19,6 @@ int PMPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
   int rc = real_bcast(buf, count, type, root, comm);
   int rank = 0;
   real_rank(comm, &rank);
-  if (rc == MPI_SUCCESS && type == MPI_BYTE && count > 0 && rank != root) ((unsigned char *)buf)[0] ^= 0xff;
+  if (rc == MPI_SUCCESS && count > 0 && rank != root && type == MPI_BYTE) ((unsigned char *)buf)[0] ^= 0xff;
   return rc;
 }

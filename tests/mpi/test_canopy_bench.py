@@ -114,6 +114,52 @@ def test_json_allgather():
               row["ratio_to_first"])
 
 
+# OSU's titles, and the first size -m 1:MAX gives (reductions: whole MPI_FLOATs).
+NEW_COLLECTIVES = {"scatter": ("Scatter", True, "MPI_CHAR", 1), "gather": ("Gather", True, "MPI_CHAR", 1),
+                   "alltoall": ("All-to-All Personalized Exchange", False, "MPI_CHAR", 1),
+                   "reduce": ("Reduce", True, "MPI_FLOAT", 4), "allreduce": ("Allreduce", False, "MPI_FLOAT", 4)}
+
+
+def catalogue_algorithms(coll):
+    """mpi, auto and every catalogue algorithm of @p coll, as bench's error for an unknown name lists them."""
+    r = bench(2, coll, "--algorithm", "nosuch")
+    m = re.search(r"no %s algorithm 'nosuch' \((mpi, auto, [^)]*)\)" % coll, r.stderr)
+    check(f"{coll}: algorithms listed", m is not None, r.stderr)
+    return [a.strip() for a in m.group(1).split(",")] if m else []
+
+
+def test_every_collective_validated():
+    for coll, (title, rooted, datatype, first) in NEW_COLLECTIVES.items():
+        algs = catalogue_algorithms(coll)
+        if not algs:
+            continue
+        r = bench(4, coll, "-m", "1:512", "-i", "3", "-x", "1", "-c", *(["-k", "rotate"] if rooted else []),
+                  "--compare", ",".join(algs))
+        check(f"{coll} --compare -c exit 0", r.returncode == 0, r.stderr[-2000:])
+        lines = r.stdout.splitlines()
+        check(f"{coll}: OSU title", lines and lines[0].startswith(f"# Canopy MPI {title} Latency Test v"), lines[:1])
+        check(f"{coll}: datatype", f"# Datatype: {datatype}." in lines, lines)
+        rows = data_rows(r.stdout)
+        sizes = [first * 2 ** k for k in range(10) if first * 2 ** k <= 512]
+        check(f"{coll}: sizes", [int(row[0]) for row in rows] == sizes, [row[0] for row in rows])
+        check(f"{coll}: every algorithm validated at every size ({len(algs)})",
+              rows and all(row.count("Pass") == len(algs) for row in rows), rows)
+
+
+def test_json_allreduce():
+    algs = ["mpi", "recursive_doubling", "reduce_scatter_allgather", "ring", "two_level", "auto"]
+    r = bench(4, "allreduce", "-m", "1:1024", "-i", "4", "-x", "1", "-c", "--json", "--compare", ",".join(algs),
+              env={"CANOPY_HOSTMAP": hostmap(["a:2", "b:2"])})
+    check("allreduce --json exit 0", r.returncode == 0, r.stderr)
+    doc = json.loads(r.stdout) if r.returncode == 0 else {}
+    check("allreduce json: collective, nodes", (doc.get("collective"), doc.get("nodes")) == ("allreduce", 2), doc)
+    results = doc.get("results", [])
+    check("allreduce json: float sizes 4..1024", [row["size"] for row in results] == [4 * 2 ** k for k in range(9)],
+          results)
+    check("allreduce json: every algorithm passed", results and all(
+        row["validation"][a] == {"passed": True, "wrong_bytes": 0} for row in results for a in algs), results)
+
+
 def test_barrier_and_smp_paper():
     r = bench(2, "barrier", "-i", "20", "-x", "2", "-f", "--compare", "mpi,dissemination,shm")
     check("barrier --compare exit 0", r.returncode == 0, r.stderr)
@@ -183,6 +229,8 @@ def test_errors():
         (["allgather", "-k", "rotate"], "allgather has no root"),
         (["barrier", "-c"], "barrier has no data to validate"),
         (["barrier", "-m", "8"], "barrier has no message size"),
+        (["reduce", "-m", "2"], "reduce needs at least 4 bytes (one MPI_FLOAT)"),
+        (["alltoall", "-k", "fixed:1"], "alltoall has no root"),
         (["bcast", "--method", "fast"], "unknown method 'fast'"),
         (["bcast", "--purge-bytes", "100"], "applies to --method smp-paper only"),
         (["bcast", "--plot", "out.png"], "is not a FILE.svg"),
@@ -202,6 +250,7 @@ def test_errors():
 
 
 for test in (test_help, test_osu_format, test_full_and_validation, test_compare_bcast_validated, test_json_allgather,
+             test_every_collective_validated, test_json_allreduce,
              test_barrier_and_smp_paper, test_plot, test_validation_can_fail, test_errors):
     test()
 print(f"{len(failures)} failures" if failures else "all passed")

@@ -16,8 +16,9 @@
 
 namespace canopy::bench {
 
-/** One call's arguments. bytes is the size a row reports, as OSU reports it: the Bcast
-    message, one rank's Allgather block (0 for Barrier). */
+/** One call's arguments. bytes is the size a row reports, as OSU reports it: the Bcast, Reduce
+    and Allreduce message, one rank's block for Allgather, Scatter, Gather and Alltoall (0 for
+    Barrier). */
 struct Call {
   MPI_Comm comm = MPI_COMM_NULL;
   int rank = 0, size = 1;
@@ -32,6 +33,8 @@ struct CollectiveEntry {
   coll::Collective catalog;
   bool rooted;        // takes -k (root rank)
   bool sized;         // false: a single row without a size (Barrier), -m does not apply
+  const char *datatype;   // for the OSU header: "MPI_CHAR", "MPI_FLOAT" (reductions, as osu_reduce)
+  size_t element_bytes;   // sizes are multiples of the datatype's size (4 B and up for MPI_FLOAT)
 
   size_t (*send_bytes)(size_t bytes, int ranks);
   size_t (*recv_bytes)(size_t bytes, int ranks);
@@ -50,7 +53,7 @@ struct CollectiveEntry {
 const std::vector<CollectiveEntry> &collective_table();
 /** nullptr when @p name is not in the table. */
 const CollectiveEntry *find_collective(const std::string &name);
-/** "bcast, allgather, barrier" for messages. */
+/** "bcast, allgather, barrier, ..." for messages. */
 std::string collective_names();
 
 /** Byte @p i of the data rank @p origin contributes in the call validated with @p seed. */

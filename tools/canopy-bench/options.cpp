@@ -63,7 +63,9 @@ std::vector<size_t> Options::sizes() const {
 void declare_options(CLI::App &app, RawOptions &raw, Options &opts) {
   app.add_option("COLLECTIVE", raw.collective, "The collective to measure: " + collective_names())->required();
   app.add_option("-m,--message-size", raw.sizes, "[MIN:]MAX message sizes in bytes, powers of two from MIN "
-                                                  "(default 1:1048576; Allgather: bytes per rank)");
+                                                  "(default 1:1048576; Allgather, Scatter, Gather, "
+                                                  "Alltoall: bytes per rank block; Reduce, Allreduce: "
+                                                  "whole MPI_FLOATs, from 4)");
   app.add_option("-i,--iterations", raw.iterations, "Timed iterations per size and algorithm (default 1000, "
                                                     "100 above 8 KiB)")->check(CLI::PositiveNumber);
   app.add_option("-x,--warmup", raw.warmup, "Untimed warm-up iterations per size and algorithm (default 100, "
@@ -99,6 +101,15 @@ void finish_options(const RawOptions &raw, int ranks, Options &opts) {
   if (!raw.sizes.empty()) {
     if (!coll.sized) throw CLI::ValidationError("-m", std::string(coll.name) + " has no message size");
     parse_sizes(raw.sizes, opts);
+  }
+  if (coll.sized) {
+    // Whole elements only: the sizes start at the first multiple of the datatype's size, as
+    // osu_reduce's start at 4 bytes, and doubling keeps them multiples.
+    size_t element = coll.element_bytes;
+    opts.min_bytes = (opts.min_bytes + element - 1) / element * element;
+    if (opts.min_bytes > opts.max_bytes)
+      throw CLI::ValidationError("-m", std::string(coll.name) + " needs at least " + std::to_string(element) +
+                                           " bytes (one " + coll.datatype + ")");
   }
   if (raw.iterations > 0) opts.iterations = opts.iterations_large = raw.iterations;
   if (raw.warmup >= 0) opts.warmup = opts.warmup_large = raw.warmup;

@@ -111,7 +111,7 @@ void TextReport::header(std::ostream &out) const {
   out << "\n# Ranks: " << info_.ranks << " on " << info_.nodes << (info_.nodes == 1 ? " node" : " nodes") << " (at most "
       << info_.max_ranks_per_node << " per node)";
   if (o.collective->rooted) out << ", root " << root_text(o);
-  out << "\n# Datatype: MPI_CHAR.\n";
+  out << "\n# Datatype: " << o.collective->datatype << ".\n";
   std::string line = o.collective->sized ? "# Size" + std::string(kSizeWidth - 6, ' ') : "# ";
   for (size_t c = 0; c < columns_.size(); ++c)
     line += c == 0 && !o.collective->sized ? columns_[c].title : pad_left(columns_[c].title, width(c));
