@@ -145,5 +145,13 @@ class Checks:
         return 1 if self.failures else 0
 
 
+def keep_logs_on_failure(check, work):
+    """Removes the work folder after a clean run; keeps it (and says where) after a failure."""
+    if not check.failures:
+        shutil.rmtree(work, ignore_errors=True)
+    else:
+        print("logs kept in", work)
+
+
 def temp_dir(prefix):
     return tempfile.mkdtemp(prefix=prefix)

@@ -16,7 +16,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from canopyd_harness import (Canopyd, Checks, DumpStore, canopy_json, gen_fabric,  # noqa: E402
+from canopyd_harness import (keep_logs_on_failure, Canopyd, Checks, DumpStore, canopy_json, gen_fabric,  # noqa: E402
                              temp_dir, wait_until)
 
 BIN, SRC = sys.argv[1], sys.argv[2]
@@ -284,10 +284,7 @@ def main():
         test_max_clients()
         test_reloads()
     finally:
-        if not check.failures:
-            shutil.rmtree(WORK, ignore_errors=True)
-        else:
-            print("logs kept in", WORK)
+        keep_logs_on_failure(check, WORK)
     return check.finish()
 
 

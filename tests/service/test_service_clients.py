@@ -17,7 +17,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from canopyd_harness import Canopyd, Checks, DumpStore, temp_dir, wait_until  # noqa: E402
+from canopyd_harness import keep_logs_on_failure, Canopyd, Checks, DumpStore, temp_dir, wait_until  # noqa: E402
 
 BIN, SRC, CAPI_PROGRAM = sys.argv[1], sys.argv[2], sys.argv[3]
 TWO_SWITCH = os.path.join(SRC, "tests", "data", "cli", "two-switch-dump")
@@ -189,10 +189,7 @@ def main():
         finally:
             check("canopyd: clean exit", d.stop() == 0, d.log_text()[-500:])
     finally:
-        if not check.failures:
-            shutil.rmtree(WORK, ignore_errors=True)
-        else:
-            print("logs kept in", WORK)
+        keep_logs_on_failure(check, WORK)
     return check.finish()
 
 
