@@ -1,24 +1,48 @@
 #!/usr/bin/env bash
 # Canopy's collectives against the MPI library's own on one node, with `canopy bench
-# --compare` (interleaved rounds), both methods (osu, smp-paper), 1 B .. 1 MiB; the tables
-# and plots behind docs/benchmarks.md. Each run waits for a quiet machine first (1-minute load
-# average below LOAD_MAX, default 1.0; up to WAIT_S seconds, default 600) and notes the load.
-# ITERATIONS (default 200) and WARMUP (default 20) apply to every size (-i, -x); -z adds P50/P90/P99,
-# which stay meaningful when other work on the machine spoils the averages.
+# --compare` (interleaved rounds): all eight collectives, every algorithm that runs on one node,
+# Canopy's selection (`auto`) and the library (`mpi`), 1 B .. 1 MiB, P50/P90/P99 (-z); the tables
+# behind docs/benchmarks.md ("Collectives on one node").
+#
+# Other work on the machine spoils shared-memory latencies (a rank waiting for a preempted
+# peer). As root, the ranks run at real-time priority (SCHED_FIFO 50, `chrt`), so ordinary
+# processes cannot preempt them; the ranks are bound to cores, so they never compete with each
+# other. RANKS must not exceed the cores then (a FIFO rank spinning for a rank on its own core
+# would wait for the kernel's real-time throttling). RT=0 turns this off; without it each run
+# first waits for a quiet machine (1-minute load average below LOAD_MAX, default 1.0; up to
+# WAIT_S seconds, default 600). Every table notes the load average and the priority.
 # Usage: bench/collectives.sh [BUILD_DIR] [OUT_DIR] [RANKS]
+#   COLLECTIVES="bcast reduce" limits the run; METHOD=smp-paper uses the tunable-SMP paper's
+#   methodology (cache purge, barrier, maximum over ranks) instead of OSU's; PLOT=1 adds SVGs.
 set -euo pipefail
 build=${1:-build}
 out=${2:-/tmp/canopy-bench/collectives}
 ranks=${3:-2}
 load_max=${LOAD_MAX:-1.0}
 wait_s=${WAIT_S:-600}
-counts=(-i "${ITERATIONS:-200}" -x "${WARMUP:-20}" -z)
+method=${METHOD:-osu}
 mkdir -p "$out"
 flags=(-np "$ranks" --bind-to core)
 [ "$(id -u)" -eq 0 ] && flags+=(--allow-run-as-root)
+priority=()
+if [ "${RT:-1}" = 1 ] && [ "$ranks" -le "$(nproc)" ] && chrt -f 50 true 2>/dev/null; then
+  priority=(chrt -f 50)
+fi
+
+declare -A algorithms=(
+  [bcast]=mpi,auto,shm,binomial,knomial,scatter_rd_allgather,chain
+  [allgather]=mpi,auto,recursive_doubling,ring,bruck,leader
+  [barrier]=mpi,auto,dissemination,shm
+  [scatter]=mpi,auto,binomial,linear,shm
+  [gather]=mpi,auto,binomial,linear,shm
+  [alltoall]=mpi,auto,pairwise,bruck,shm
+  [reduce]=mpi,auto,binomial,reduce_scatter_gather,shm
+  [allreduce]=mpi,auto,recursive_doubling,reduce_scatter_allgather,ring,shm
+)
 
 load() { cut -d' ' -f1 /proc/loadavg; }
 wait_quiet() {
+  [ ${#priority[@]} -gt 0 ] && return 0
   for _ in $(seq "$wait_s"); do
     awk -v l="$(load)" -v m="$load_max" 'BEGIN { exit !(l < m) }' && return 0
     sleep 1
@@ -26,18 +50,17 @@ wait_quiet() {
   echo "warning: load average still $(load) after ${wait_s}s; measuring anyway" >&2
 }
 
-run() {  # NAME ARGS...: one canopy bench run, its table in NAME.txt (and NAME.svg for sized ones)
-  local name=$1; shift
+for coll in ${COLLECTIVES:-bcast allgather barrier scatter gather alltoall reduce allreduce}; do
+  case $coll in
+    barrier) sizes=(-i 5000 -x 500) ;;
+    reduce | allreduce) sizes=(-m 4:1048576) ;;  # whole MPI_FLOATs
+    *) sizes=(-m 1:1048576) ;;
+  esac
+  plot=()
+  [ "${PLOT:-0}" = 1 ] && [ "$coll" != barrier ] && plot=(--plot "$out/$coll-$method.svg")
   wait_quiet
-  { echo "# $(date -u +%FT%TZ), load average before: $(load)"
-    echo "# mpirun ${flags[*]} canopy bench $*"
-    mpirun "${flags[@]}" "$build/bin/canopy" bench "$@"; } | tee "$out/$name.txt"
-}
-
-for method in osu smp-paper; do
-  run "bcast-$method" bcast --compare mpi,shm,binomial,auto "${counts[@]}" --method "$method" \
-    --plot "$out/bcast-$method.svg"
-  run "allgather-$method" allgather --compare mpi,recursive_doubling,ring,bruck,leader,auto "${counts[@]}" \
-    --method "$method" --plot "$out/allgather-$method.svg"
-  run "barrier-$method" barrier --compare mpi,dissemination,shm -i 5000 -x 500 -z --method "$method"
+  { echo "# $(date -u +%FT%TZ), load average before: $(load), priority: ${priority[*]:-normal}"
+    echo "# mpirun ${flags[*]} ${priority[*]} canopy-bench $coll --compare ${algorithms[$coll]} ${sizes[*]} -z --method $method"
+    mpirun "${flags[@]}" "${priority[@]}" "$build/bin/canopy-bench" "$coll" --compare "${algorithms[$coll]}" \
+      "${sizes[@]}" -z --method "$method" "${plot[@]}"; } | tee "$out/$coll-$method.txt"
 done

@@ -3,6 +3,7 @@
 #include <climits>
 #include <cstring>
 #include <exception>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -16,15 +17,35 @@
 namespace canopy::coll {
 namespace {
 
-// True when @p count elements of @p type are exactly count * size consecutive bytes.
-bool contiguous_bytes(int count, MPI_Datatype type, size_t &bytes) {
-  int size = 0;
+// The element size of @p type when its elements lie back to back (no gaps, no displacement),
+// else -1. Predefined types are remembered: they are never freed, so their handles never come
+// back as other types, and the type queries are a noticeable part of a small collective.
+long long packed_type_size(MPI_Datatype type) {
+  struct Known {
+    MPI_Datatype type;
+    long long size;
+  };
+  static Known known[16];
+  static size_t known_count = 0;
+  for (size_t i = 0; i < known_count; ++i)
+    if (known[i].type == type) return known[i].size;
+  int size = 0, ints = 0, addresses = 0, types = 0, combiner = 0;
   MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
-  if (count < 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size) != MPI_SUCCESS ||
+  if (type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size) != MPI_SUCCESS ||
       PMPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS ||
       PMPI_Type_get_true_extent(type, &true_lb, &true_extent) != MPI_SUCCESS)
-    return false;
-  if (lb != 0 || true_lb != 0 || extent != size || true_extent != size) return false;
+    return -1;
+  long long packed = lb == 0 && true_lb == 0 && extent == size && true_extent == size ? size : -1;
+  if (known_count < std::size(known) &&
+      PMPI_Type_get_envelope(type, &ints, &addresses, &types, &combiner) == MPI_SUCCESS && combiner == MPI_COMBINER_NAMED)
+    known[known_count++] = {type, packed};
+  return packed;
+}
+
+// True when @p count elements of @p type are exactly count * size consecutive bytes.
+bool contiguous_bytes(int count, MPI_Datatype type, size_t &bytes) {
+  long long size = packed_type_size(type);
+  if (count < 0 || size < 0) return false;
   bytes = static_cast<size_t>(count) * static_cast<size_t>(size);
   return bytes <= static_cast<size_t>(INT_MAX);
 }
@@ -51,7 +72,7 @@ bool rank_and_size(MPI_Comm comm, int &rank, int &size) {
 template <class Fn>
 struct Choice {
   const Implementation<Fn> *impl = nullptr;
-  Selection selection;
+  const Selection *selection = nullptr;  // in Hierarchy::last_choice
 };
 
 const Implementation<BcastFn> *lookup(Collective, const std::string &n, BcastFn *) { return bcast_implementation(n); }
@@ -73,27 +94,57 @@ const Implementation<AllreduceFn> *lookup(Collective, const std::string &n, Allr
   return allreduce_implementation(n);
 }
 
+// The MPI behind PMPI_*, as the selection rules name it (rules measured under one MPI hold there only).
+const std::string &mpi_library() {
+  static const std::string name = [] {
+    char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+    int length = 0;
+    PMPI_Get_library_version(version, &length);
+    std::string text(version, static_cast<size_t>(length));
+    return std::string(text.find("Open MPI") != std::string::npos ? "open_mpi"
+                       : text.find("MPICH") != std::string::npos  ? "mpich"
+                                                                   : "other");
+  }();
+  return name;
+}
+
+// The library's own collective ("mpi") is a choice like the others: run_collective calls
+// pmpi() for an implementation without a function.
+template <class Fn>
+const Implementation<Fn> *find_implementation(Collective coll, const std::string &name) {
+  static const Implementation<Fn> library{kLibraryAlgorithm, nullptr, nullptr};
+  return name == kLibraryAlgorithm ? &library : lookup(coll, name, static_cast<Fn *>(nullptr));
+}
+
 // Forced name, else rules; an algorithm that cannot run on this hierarchy gives way to the
 // built-in table, and when that one cannot either (a shared-memory area too small for the
 // node), the call goes to PMPI. The same decision on every rank: it depends on the hierarchy
-// and the configuration only.
+// and the configuration only. The choice is kept in h.last_choice until the size or the
+// forced name changes: applications repeat their calls, and selection allocates.
 template <class Fn>
-Choice<Fn> choose(Collective coll, const Hierarchy &h, size_t bytes, const char *forced) {
-  SelectionInput in{h.size, h.nodes, h.max_ranks_per_node, bytes};
-  Selection sel = forced ? Selection{forced, "forced by the caller"} : h.config.select(coll, in);
-  const Implementation<Fn> *impl = lookup(coll, sel.algorithm, static_cast<Fn *>(nullptr));
-  if (!impl) throw Error(CANOPY_ERR_INVALID_ARG, "no " + std::string(collective_name(coll)) + " algorithm '" +
-                                                     sel.algorithm + "' (" + algorithm_names(coll) + ")");
-  if (std::string why = impl->applicable ? impl->applicable(h) : ""; !why.empty()) {
-    Selection fallback = select_builtin(coll, in);
-    sel = {fallback.algorithm, fallback.reason + " (" + sel.algorithm + " " + why + ")"};
-    impl = lookup(coll, sel.algorithm, static_cast<Fn *>(nullptr));
-    if (std::string also = impl->applicable ? impl->applicable(h) : ""; !also.empty())
-      throw Error(CANOPY_ERR_UNSUPPORTED, fallback.reason + " chose " + fallback.algorithm + ", which " + also);
+Choice<Fn> choose(Collective coll, Hierarchy &h, size_t bytes, const char *forced) {
+  Hierarchy::LastChoice &last = h.last_choice[static_cast<size_t>(coll)];
+  bool same_forced = forced ? last.forced == forced : last.forced.empty();
+  if (!last.impl || last.bytes != bytes || !same_forced) {
+    last = {bytes, forced ? forced : "", nullptr, {}};
+    SelectionInput in{h.size, h.nodes, h.max_ranks_per_node, bytes, mpi_library()};
+    Selection sel = forced ? Selection{forced, "forced by the caller"} : h.config.select(coll, in);
+    const Implementation<Fn> *impl = find_implementation<Fn>(coll, sel.algorithm);
+    if (!impl) throw Error(CANOPY_ERR_INVALID_ARG, "no " + std::string(collective_name(coll)) + " algorithm '" +
+                                                       sel.algorithm + "' (" + algorithm_names(coll) + ")");
+    if (std::string why = impl->applicable ? impl->applicable(h) : ""; !why.empty()) {
+      Selection fallback = select_builtin(coll, in);
+      sel = {fallback.algorithm, fallback.reason + " (" + sel.algorithm + " " + why + ")"};
+      impl = find_implementation<Fn>(coll, sel.algorithm);
+      if (std::string also = impl->applicable ? impl->applicable(h) : ""; !also.empty())
+        throw Error(CANOPY_ERR_UNSUPPORTED, fallback.reason + " chose " + fallback.algorithm + ", which " + also);
+    }
+    last.impl = impl;
+    last.selection = std::move(sel);
   }
   CANOPY_LOG(Info, "%s %zu bytes, %s: %s (%s)", collective_name(coll), bytes, h.describe().c_str(),
-             sel.algorithm.c_str(), sel.reason.c_str());
-  return {impl, sel};
+             last.selection.algorithm.c_str(), last.selection.reason.c_str());
+  return {static_cast<const Implementation<Fn> *>(last.impl), &last.selection};
 }
 
 // What every entry point shares once its arguments are accepted: the hierarchy and the
@@ -113,11 +164,12 @@ int run_collective(Collective coll, MPI_Comm comm, size_t bytes, const char *for
     CANOPY_LOG(Warn, "%s: falling back to PMPI: %s", name, e.what());
     return pmpi();
   }
+  if (!choice.impl->run) return pmpi();
   try {
     run(*h, choice.impl->run);
     return MPI_SUCCESS;
   } catch (const std::exception &e) {
-    CANOPY_LOG(Error, "%s %s failed: %s", name, choice.selection.algorithm.c_str(), e.what());
+    CANOPY_LOG(Error, "%s %s failed: %s", name, choice.selection->algorithm.c_str(), e.what());
     return MPI_ERR_OTHER;
   }
 }
@@ -156,6 +208,7 @@ struct ReduceArgs {
 }  // namespace
 
 bool has_implementation(Collective coll, const std::string &name) {
+  if (name == kLibraryAlgorithm) return true;
   switch (coll) {
     case Collective::Bcast: return bcast_implementation(name) != nullptr;
     case Collective::Allgather: return allgather_implementation(name) != nullptr;
@@ -234,11 +287,18 @@ int scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *rec
   if (block == 0) return MPI_SUCCESS;
   const char *send = at_root ? static_cast<const char *>(sendbuf) : nullptr;
   char *recv = static_cast<char *>(recvbuf);
-  if (at_root && !in_place) std::memcpy(recv, send + static_cast<size_t>(root) * block, block);
-  if (size == 1) return MPI_SUCCESS;
+  // The root's own block, copied only when Canopy serves the call (the library copies it itself).
+  auto keep_own = [&] {
+    if (at_root && !in_place) std::memcpy(recv, send + static_cast<size_t>(root) * block, block);
+  };
+  if (size == 1) return keep_own(), MPI_SUCCESS;
   return run_collective<ScatterFn>(
       Collective::Scatter, comm, block, algorithm,
-      [&](Hierarchy &h, ScatterFn run) { run(h, send, at_root ? nullptr : recv, block, root); }, pmpi);
+      [&](Hierarchy &h, ScatterFn run) {
+        keep_own();
+        run(h, send, at_root ? nullptr : recv, block, root);
+      },
+      pmpi);
 }
 
 int gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
@@ -255,11 +315,17 @@ int gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recv
   if (block == 0) return MPI_SUCCESS;
   char *recv = at_root ? static_cast<char *>(recvbuf) : nullptr;
   const char *send = at_root ? recv + static_cast<size_t>(root) * block : static_cast<const char *>(sendbuf);
-  if (at_root && !in_place) std::memcpy(recv + static_cast<size_t>(root) * block, sendbuf, block);
-  if (size == 1) return MPI_SUCCESS;
+  auto keep_own = [&] {  // as in scatter()
+    if (at_root && !in_place) std::memcpy(recv + static_cast<size_t>(root) * block, sendbuf, block);
+  };
+  if (size == 1) return keep_own(), MPI_SUCCESS;
   return run_collective<GatherFn>(
       Collective::Gather, comm, block, algorithm,
-      [&](Hierarchy &h, GatherFn run) { run(h, send, recv, block, root); }, pmpi);
+      [&](Hierarchy &h, GatherFn run) {
+        keep_own();
+        run(h, send, recv, block, root);
+      },
+      pmpi);
 }
 
 int alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,

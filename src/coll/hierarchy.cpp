@@ -18,6 +18,11 @@ int g_finalize_keyval = MPI_KEYVAL_INVALID;
 // Communicators holding a hierarchy, in creation order (the order every rank built them in,
 // so freeing them in this order at MPI_Finalize keeps the collective frees matched).
 std::vector<MPI_Comm> g_cached;
+// The communicator of the last call and its hierarchy: MPI_Comm_get_attr takes a lock and a
+// hash lookup, a noticeable part of a small collective. Cleared when that hierarchy is deleted,
+// before the handle can be reused for another communicator.
+MPI_Comm g_last_comm = MPI_COMM_NULL;
+Hierarchy *g_last = nullptr;
 
 void free_comm(MPI_Comm &comm) {
   if (comm != MPI_COMM_NULL) PMPI_Comm_free(&comm);
@@ -143,6 +148,7 @@ std::unique_ptr<Hierarchy> build(MPI_Comm comm) {
 shm::SegmentConfig segment_config(const CollConfig &c) { return {c.shm_buffer_bytes, c.shm_buffers, c.shm_spins}; }
 
 int delete_hierarchy(MPI_Comm comm, int, void *value, void *) {
+  if (value == g_last) g_last_comm = MPI_COMM_NULL, g_last = nullptr;
   delete static_cast<Hierarchy *>(value);
   g_cached.erase(std::remove(g_cached.begin(), g_cached.end(), comm), g_cached.end());
   return MPI_SUCCESS;
@@ -190,15 +196,20 @@ std::string Hierarchy::describe() const {
 }
 
 Hierarchy &hierarchy_of(MPI_Comm comm) {
+  if (g_last && comm == g_last_comm) return *g_last;
   if (g_keyval == MPI_KEYVAL_INVALID) create_keyvals();
   void *value = nullptr;
   int found = 0;
   check_mpi(PMPI_Comm_get_attr(comm, g_keyval, &value, &found), "MPI_Comm_get_attr");
-  if (found) return *static_cast<Hierarchy *>(value);
-  std::unique_ptr<Hierarchy> h = build(comm);
-  check_mpi(PMPI_Comm_set_attr(comm, g_keyval, h.get()), "MPI_Comm_set_attr");
-  g_cached.push_back(comm);
-  return *h.release();
+  if (!found) {
+    std::unique_ptr<Hierarchy> h = build(comm);
+    check_mpi(PMPI_Comm_set_attr(comm, g_keyval, h.get()), "MPI_Comm_set_attr");
+    g_cached.push_back(comm);
+    value = h.release();
+  }
+  g_last_comm = comm;
+  g_last = static_cast<Hierarchy *>(value);
+  return *g_last;
 }
 
 bool is_intracomm(MPI_Comm comm) {

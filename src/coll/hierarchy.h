@@ -10,6 +10,8 @@
 #pragma once
 #include <mpi.h>
 
+#include <array>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -41,6 +43,16 @@ struct Hierarchy {
   MPI_Comm group_leaders = MPI_COMM_NULL;  // MPI_COMM_NULL except on group leaders
   int group_id = 0;                  // this rank's group across the communicator = its leader's rank in group_leaders
   GroupOrder group_order;            // group and group rank of every communicator rank
+
+  /** The last algorithm chosen for each collective (dispatch.cpp), so that repeated calls
+      with one size skip selection; valid for this hierarchy's configuration only. */
+  struct LastChoice {
+    size_t bytes = SIZE_MAX;
+    std::string forced;          // the caller's forced name, "" for none
+    const void *impl = nullptr;  // const Implementation<Fn> * of the collective's Fn
+    Selection selection;
+  };
+  std::array<LastChoice, kCollectives> last_choice;
 
   Hierarchy() = default;
   Hierarchy(const Hierarchy &) = delete;

@@ -81,7 +81,7 @@ void Tally::check(bool ok, const std::string &what) {
 std::vector<std::string> algorithms(Collective coll) {
   std::vector<std::string> names;
   for (const auto &info : canopy::coll::algorithm_catalog())
-    if (info.coll == coll) names.push_back(info.name);
+    if (info.coll == coll && info.name != std::string(canopy::coll::kLibraryAlgorithm)) names.push_back(info.name);
   names.push_back("");  // the selection rules (nullptr)
   return names;
 }

@@ -46,9 +46,9 @@ void parse_root(const std::string &text, int ranks, Options &opts) {
 }
 
 Algorithm parse_algorithm(const std::string &name, const CollectiveEntry &coll) {
-  if (name == "mpi" || name == "auto" || coll::find_algorithm(coll.catalog, name)) return {name};
+  if (name == "auto" || coll::find_algorithm(coll.catalog, name)) return {name};  // the catalogue has "mpi"
   throw CLI::ValidationError("--algorithm", "no " + std::string(coll.name) + " algorithm '" + printable(name) +
-                                                "' (mpi, auto, " + coll::algorithm_names(coll.catalog) + ")");
+                                                "' (auto, " + coll::algorithm_names(coll.catalog) + ")");
 }
 
 }  // namespace

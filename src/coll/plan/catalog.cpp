@@ -3,7 +3,13 @@
 namespace canopy::coll {
 namespace {
 
-const std::vector<AlgorithmInfo> kCatalog = {
+std::vector<AlgorithmInfo> with_library(std::vector<AlgorithmInfo> catalog) {
+  for (Collective coll : all_collectives())
+    catalog.push_back({coll, kLibraryAlgorithm, "the MPI library's own collective (PMPI_*): the rules choose it where it is faster", {}});
+  return catalog;
+}
+
+const std::vector<AlgorithmInfo> kCatalog = with_library({
     {Collective::Bcast, "binomial", "binomial tree rooted at the root (log p steps, whole message each)", {}},
     {Collective::Bcast, "knomial", "k-nomial tree: each node feeds k-1 children per round", {"coll_bcast_knomial_radix"}},
     {Collective::Bcast, "scatter_rd_allgather", "binomial scatter of p blocks, then recursive-doubling allgather", {}},
@@ -65,7 +71,7 @@ const std::vector<AlgorithmInfo> kCatalog = {
      {"coll_shm_buffer_bytes", "coll_shm_buffers", "coll_shm_spins"}},
     {Collective::Allreduce, "two_level", "shared-memory reduction in each node, allreduce between node leaders, node Bcast",
      {"coll_allreduce_inter_algorithm", "coll_bcast_intra_algorithm", "coll_shm_buffer_bytes", "coll_shm_buffers"}},
-};
+});
 
 }  // namespace
 

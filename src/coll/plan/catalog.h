@@ -3,12 +3,16 @@
 // --algorithms` and the selection rules work in builds without MPI; the MPI
 // library checks at start-up that it implements exactly these names.
 #pragma once
+#include <cstddef>
 #include <string>
 #include <vector>
 
 namespace canopy::coll {
 
 enum class Collective { Bcast, Allgather, Barrier, Scatter, Gather, Alltoall, Reduce, Allreduce };
+/** Every collective's algorithm that hands the call to the MPI library (PMPI_*). */
+constexpr const char *kLibraryAlgorithm = "mpi";
+constexpr size_t kCollectives = static_cast<size_t>(Collective::Allreduce) + 1;
 
 const char *collective_name(Collective coll);  // "bcast", "allgather", "barrier", "scatter", ...
 const std::vector<Collective> &all_collectives();

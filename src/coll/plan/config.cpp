@@ -16,11 +16,10 @@ long long int_in(const char *param, long long min, long long max) {
 }
 
 ShmBcastMode parse_shm_mode(const std::string &mode) {
-  if (mode == "auto") return ShmBcastMode::Auto;
   if (mode == "one_stage") return ShmBcastMode::OneStage;
   if (mode == "pipelined") return ShmBcastMode::Pipelined;
   throw Error(CANOPY_ERR_INVALID_ARG,
-              param_env_name("coll_shm_mode") + ": '" + mode + "' is not auto, one_stage or pipelined");
+              param_env_name("coll_shm_mode") + ": '" + mode + "' is not one_stage or pipelined");
 }
 
 GroupAggregation parse_group_aggregation(const std::string &name) {

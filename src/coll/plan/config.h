@@ -13,7 +13,7 @@
 
 namespace canopy::coll {
 
-enum class ShmBcastMode { Auto, OneStage, Pipelined };
+enum class ShmBcastMode { OneStage, Pipelined };
 /** How multi_leader_p2p gathers a leader group's blocks (coll_allgather_intra_algorithm). */
 enum class GroupAggregation { RecursiveDoubling, Ring, Gather };
 
@@ -28,8 +28,8 @@ struct CollConfig {
   int leaders_per_node = 0;
 
   // Shared-memory layer.
-  ShmBcastMode shm_mode = ShmBcastMode::Auto;
-  size_t shm_buffer_bytes = 8192;
+  ShmBcastMode shm_mode = ShmBcastMode::Pipelined;
+  size_t shm_buffer_bytes = 16384;
   int shm_buffers = 16;
   int shm_spins = 64;
 

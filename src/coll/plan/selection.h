@@ -19,6 +19,7 @@ struct SelectionInput {
   int nodes = 1;
   int max_ranks_per_node = 1;
   size_t bytes = 0;
+  std::string library;  // the MPI serving PMPI_*: "open_mpi", "mpich" or "other"
 };
 
 /** Inclusive ranges; a max of -1 means unbounded. */
@@ -30,6 +31,7 @@ struct Range {
 struct Rule {
   Range comm_size, nodes, ranks_per_node, bytes;
   std::string algorithm;
+  std::string library = {};  // "": any MPI; else the rule holds under this one only (it was measured there)
   bool matches(const SelectionInput &in) const;
 };
 

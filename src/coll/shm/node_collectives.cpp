@@ -51,7 +51,7 @@ void bcast_pipelined(Segment &seg, char *buf, size_t bytes, int root) {
 
 void bcast(Segment &seg, char *buf, size_t bytes, int root, BcastMode mode) {
   if (bytes == 0 || seg.size() == 1) return;
-  if (mode == BcastMode::OneStage || (mode == BcastMode::Auto && bytes <= seg.buffer_bytes()))
+  if (mode == BcastMode::OneStage)
     bcast_one_stage(seg, buf, bytes, root);
   else
     bcast_pipelined(seg, buf, bytes, root);

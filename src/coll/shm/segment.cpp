@@ -1,6 +1,7 @@
 #include "coll/shm/segment.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <new>
 
 #include "coll/p2p.h"
@@ -65,8 +66,17 @@ void Segment::wait_slot_free(uint64_t seq) const {
   uint64_t buffers = static_cast<uint64_t>(config_.buffers);
   if (seq + 1 <= buffers) return;  // never used before
   uint64_t need = seq + 1 - buffers;
-  for (int r = 0; r < size_; ++r)
-    if (r != rank_) poll_until([&] { return consumed_flag(r)->load(std::memory_order_acquire) >= need; }, config_.spins);
+  // Reading a flag another rank just wrote costs a cache-line transfer: skip the reads while
+  // the smallest value seen last time already frees the slot.
+  if (need <= min_consumed_seen_) return;
+  uint64_t seen = UINT64_MAX;
+  for (int r = 0; r < size_; ++r) {
+    if (r == rank_) continue;
+    uint64_t value = 0;
+    poll_until([&] { return (value = consumed_flag(r)->load(std::memory_order_acquire)) >= need; }, config_.spins);
+    seen = std::min(seen, value);
+  }
+  min_consumed_seen_ = seen;
 }
 
 void Segment::post(uint64_t value) { posted_flag(rank_)->store(value, std::memory_order_release); }

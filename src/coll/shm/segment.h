@@ -28,7 +28,7 @@
 namespace canopy::coll::shm {
 
 struct SegmentConfig {
-  size_t buffer_bytes = 8192;
+  size_t buffer_bytes = 16384;
   int buffers = 16;
   int spins = 64;
 };
@@ -73,6 +73,7 @@ class Segment {
   char *base_ = nullptr, *data_ = nullptr;
   int rank_ = 0, size_ = 1;
   uint64_t next_seq_ = 0, sync_epoch_ = 0, consumed_ = 0;
+  mutable uint64_t min_consumed_seen_ = 0;  // a lower bound of every other rank's consumed flag
 };
 
 }  // namespace canopy::coll::shm
