@@ -39,8 +39,9 @@ void exchange_span(char *buf, const Blocks &b, int partner, int send_lo, int sen
 // Completes @p requests by testing them, spin-then-yield (shm/poll.h), rather than in
 // PMPI_Wait*: MPICH's blocking calls spin without ever yielding (Debian's 4.0.2, ch4:ucx,
 // imports no sched_yield at all), so with more ranks than cores a waiting rank holds the CPU
-// that the rank it waits for needs for whole time slices; on 2 cores this made 5 to 16 rank
-// runs 5 to 10 times slower. With a core per rank the first busy tests complete the wait.
+// that the rank it waits for needs for whole time slices (a ring exchange plus a barrier on
+// 2 cores: 5 to 10 times slower at 2 to 8 ranks than this loop, docs/testing.md). With a core
+// per rank the first busy tests complete the wait.
 void complete(int n, MPI_Request *requests, const char *what) {
   int rc = MPI_SUCCESS;
   shm::poll_until(
