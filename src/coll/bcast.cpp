@@ -57,7 +57,7 @@ void chain(MPI_Comm comm, char *buf, size_t bytes, int root, size_t segment) {
                 "MPI_Isend");
     }
   }
-  check_mpi(PMPI_Waitall(static_cast<int>(sends.size()), sends.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  wait_all(sends);
 }
 
 void run_flat(const char *name, Hierarchy &h, char *buf, size_t bytes, int root) {

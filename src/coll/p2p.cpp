@@ -4,12 +4,16 @@
 #include <climits>
 #include <string>
 
+#include "coll/shm/poll.h"
 #include "common/error.h"
 
 namespace canopy::coll {
 namespace {
 
 constexpr int kTagScatter = 101, kTagRd = 102, kTagRing = 103, kTagGather = 104;
+
+// Busy tests before each sched_yield, as for shared-memory flags (coll_shm_spins' default).
+constexpr int kSpinsBeforeYield = 64;
 
 int count_of(size_t bytes) {
   // Messages past 2 GiB need MPI-4 large counts or chunking; the entry points fall back to
@@ -32,6 +36,24 @@ void exchange_span(char *buf, const Blocks &b, int partner, int send_lo, int sen
                  b.span_bytes(recv_lo, recv_hi), partner, tag, comm);
 }
 
+// Completes @p requests by testing them, spin-then-yield (shm/poll.h), rather than in
+// PMPI_Wait*: MPICH's blocking calls spin without ever yielding (Debian's 4.0.2, ch4:ucx,
+// imports no sched_yield at all), so with more ranks than cores a waiting rank holds the CPU
+// that the rank it waits for needs for whole time slices (a ring exchange plus a barrier on
+// 2 cores: 5 to 10 times slower at 2 to 8 ranks than this loop, docs/testing.md). With a core
+// per rank the first busy tests complete the wait.
+void complete(int n, MPI_Request *requests, const char *what) {
+  int rc = MPI_SUCCESS;
+  shm::poll_until(
+      [&] {
+        int done = 0;
+        rc = PMPI_Testall(n, requests, &done, MPI_STATUSES_IGNORE);
+        return done || rc != MPI_SUCCESS;
+      },
+      kSpinsBeforeYield);
+  check_mpi(rc, what);
+}
+
 }  // namespace
 
 void check_mpi(int rc, const char *what) {
@@ -49,18 +71,23 @@ int floor_pow2(int p) {
 }
 
 void send_bytes(const void *buf, size_t bytes, int dest, int tag, MPI_Comm comm) {
-  check_mpi(PMPI_Send(buf, count_of(bytes), MPI_BYTE, dest, tag, comm), "MPI_Send");
+  MPI_Request request;
+  check_mpi(PMPI_Isend(buf, count_of(bytes), MPI_BYTE, dest, tag, comm, &request), "MPI_Isend");
+  complete(1, &request, "MPI_Send");
 }
 
 void recv_bytes(void *buf, size_t bytes, int source, int tag, MPI_Comm comm) {
-  check_mpi(PMPI_Recv(buf, count_of(bytes), MPI_BYTE, source, tag, comm, MPI_STATUS_IGNORE), "MPI_Recv");
+  MPI_Request request;
+  check_mpi(PMPI_Irecv(buf, count_of(bytes), MPI_BYTE, source, tag, comm, &request), "MPI_Irecv");
+  complete(1, &request, "MPI_Recv");
 }
 
 void sendrecv_bytes(const void *sendbuf, size_t send, int dest, void *recvbuf, size_t recv, int source, int tag,
                     MPI_Comm comm) {
-  check_mpi(PMPI_Sendrecv(sendbuf, count_of(send), MPI_BYTE, dest, tag, recvbuf, count_of(recv), MPI_BYTE, source,
-                          tag, comm, MPI_STATUS_IGNORE),
-            "MPI_Sendrecv");
+  MPI_Request requests[2];
+  check_mpi(PMPI_Irecv(recvbuf, count_of(recv), MPI_BYTE, source, tag, comm, &requests[0]), "MPI_Irecv");
+  check_mpi(PMPI_Isend(sendbuf, count_of(send), MPI_BYTE, dest, tag, comm, &requests[1]), "MPI_Isend");
+  complete(2, requests, "MPI_Sendrecv");
 }
 
 void isend_bytes(const void *buf, size_t bytes, int dest, int tag, MPI_Comm comm, std::vector<MPI_Request> &requests) {
@@ -74,7 +101,7 @@ void irecv_bytes(void *buf, size_t bytes, int source, int tag, MPI_Comm comm, st
 }
 
 void wait_all(std::vector<MPI_Request> &requests) {
-  check_mpi(PMPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  complete(static_cast<int>(requests.size()), requests.data(), "MPI_Waitall");
   requests.clear();
 }
 

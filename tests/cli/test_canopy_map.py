@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """`canopy map` end to end: inputs in every graph format, every algorithm and
-output, the JSON report, errors (file:line, more processes than slots), and a
-rankfile that Open MPI's mpirun really launches with.
+output, the JSON report, errors (file:line, more processes than slots), a
+rankfile that Open MPI's mpirun really launches with, and a machine file whose
+hosts MPICH's Hydra really gives every rank.
 
 Usage: test_canopy_map.py BIN_DIR"""
 import json
@@ -157,8 +158,47 @@ def test_rankfile_launches_with_mpirun():
           run.stdout + run.stderr)
 
 
+def test_machinefile_places_ranks_with_hydra():
+    hydra = shutil.which("mpiexec.hydra")
+    if not hydra:
+        print("skip machine file under Hydra: MPICH's mpiexec.hydra is not installed")
+        return
+    # rt puts 2x2x2 sub-cubes of the stencil on the 8 hosts, so a host's ranks are not consecutive
+    # and the machine file names it on several lines. Hydra's fork launcher starts every "host"
+    # here and tells each rank the machine-file host it was given (MPIR_CVAR_CH3_INTERFACE_HOSTNAME);
+    # the Slurm host file (line r: the host of rank r) is the mapping's answer. Hydra starts one
+    # proxy per line, and MPICH takes its nodes from the proxies (docs/mapping.md): a rank's
+    # MPI_LOCALNRANKS is the count on its line, not its host's total.
+    machinefile, hostfile = os.path.join(TMP, "hydra.machinefile"), os.path.join(TMP, "hydra.slurm")
+    r = canopy("--graph", STENCIL, "--fabric", TORUS, "--hosts", TORUS_HOSTS, "--ppn", "8", "--algorithm", "rt",
+               "--machinefile", machinefile, "--slurm-hostfile", hostfile)
+    check("machine file for Hydra", r.returncode == 0, r.stderr)
+    if r.returncode:
+        return
+    lines = [line.split(":")[0] for line in open(machinefile)]
+    check("a host on non-adjacent lines", len(lines) > len(set(lines)), lines)
+    check("adjacent lines name different hosts", all(a != b for a, b in zip(lines, lines[1:])), lines)
+    # Each rank waits until all have started: a proxy whose ranks exit before Hydra has
+    # launched the last proxy can make mpiexec die of SIGPIPE (seen at 32 proxies).
+    started = os.path.join(TMP, "hydra.started")
+    os.mkdir(started)
+    rank_script = (f'touch {started}/$PMI_RANK; while [ $(ls {started} | wc -l) -lt 64 ]; do sleep 0.05; done; '
+                   'echo $PMI_RANK $MPIR_CVAR_CH3_INTERFACE_HOSTNAME $MPI_LOCALNRANKS')
+    run = subprocess.run([hydra, "-launcher", "fork", "-f", machinefile, "-n", "64", "sh", "-c", rank_script],
+                         stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
+    placed = {rank: (host, int(local)) for rank, host, local in
+              (line.split() for line in run.stdout.splitlines() if len(line.split()) == 3)}
+    expected = [line.strip() for line in open(hostfile)]
+    got = [placed.get(str(rank), (None, 0))[0] for rank in range(64)]
+    check("Hydra gives every rank its mapped host", run.returncode == 0 and got == expected,
+          f"{run.stderr} first differences: {[(i, g, e) for i, (g, e) in enumerate(zip(got, expected)) if g != e][:4]}")
+    per_line = [int(line.split(":")[1]) for line in open(machinefile) for _ in range(int(line.split(":")[1]))]
+    local = [placed.get(str(rank), (None, 0))[1] for rank in range(64)]
+    check("Hydra: one proxy (MPICH node) per machine-file line", local == per_line, local)
+
+
 for test in (test_help, test_all_algorithms_and_outputs, test_fat_tree_tree_choice, test_graph_formats, test_errors,
-             test_rankfile_launches_with_mpirun):
+             test_rankfile_launches_with_mpirun, test_machinefile_places_ranks_with_hydra):
     test()
 shutil.rmtree(TMP, ignore_errors=True)
 print(f"{len(failures)} failure(s)")

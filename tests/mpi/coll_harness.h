@@ -6,6 +6,8 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -31,6 +33,7 @@ struct Context {
   std::string layout;
   std::vector<TypeCase> types;  // MPI_BYTE, MPI_INT, MPI_DOUBLE, contiguous(3, MPI_INT)
   Tally tally;
+  std::map<std::string, std::vector<unsigned char>> references;  // see pmpi_reference
 };
 
 /** Byte i of the data owned by (a, b), e.g. (rank, count). */
@@ -42,6 +45,15 @@ std::vector<std::string> algorithms(Collective coll);
 inline const char *forced(const std::string &name) { return name.empty() ? nullptr : name.c_str(); }
 /** "bcast knomial layout=uneven p=5 " for failure messages. */
 std::string describe(const char *coll, const std::string &alg, const Context &ctx, MPI_Comm comm);
+
+/** PMPI's result for one input on @p comm: @p compute (a PMPI call, collective) runs on the
+    first use of @p key and its result is kept. It depends on the input and on which world ranks
+    @p comm holds in which order, never on the algorithm or the virtual layout, so each reference
+    is computed once per run instead of once per algorithm and layout: the same comparisons at a
+    fraction of the PMPI calls (MPICH's spin without yielding, which made them most of the suite's
+    time on 2 cores). Every rank must pass the same keys in the same order. */
+const std::vector<unsigned char> &pmpi_reference(Context &ctx, MPI_Comm comm, const std::string &key,
+                                                 const std::function<std::vector<unsigned char>()> &compute);
 
 using SuiteFn = void (*)(Context &ctx, MPI_Comm comm);
 struct SuiteRegistration {

@@ -23,7 +23,9 @@ if [[ $version == *"Open MPI"* || $version == *"OpenRTE"* ]]; then
   [ "$(id -u)" -eq 0 ] && flags+=(--allow-run-as-root)
   for kv in ${MPI_ENV:-}; do flags+=(-x "$kv"); done
 elif [[ $version == *"HYDRA"* ]]; then
-  # Hydra runs any number of ranks on the local host and as root without flags.
+  # Hydra runs any number of ranks on the local host and as root without flags. No setting
+  # makes Debian's MPICH 4.0.2 (ch4:ucx) yield while it waits (docs/testing.md: MPICH with more
+  # ranks than cores), so none is passed; Canopy's own waits yield instead.
   for kv in ${MPI_ENV:-}; do flags+=(-genv "${kv%%=*}" "${kv#*=}"); done
 else
   echo "run_mpi.sh: $launcher is neither Open MPI's nor MPICH's (Hydra) launcher" >&2

@@ -253,6 +253,13 @@ std::string what(const char *coll, const std::string &alg, const Context &ctx, M
 
 constexpr size_t kGuard = 64;
 
+// The input of a case (each rank's contribution follows from it), all that PMPI's answer
+// depends on besides the communicator.
+std::string reference_key(const char *coll, const Case &c, int count, int root) {
+  return std::string(coll) + " " + c.op.name + " " + c.elem.name + " count=" + std::to_string(count) +
+         " root=" + std::to_string(root);
+}
+
 void reduce_case(Context &ctx, MPI_Comm comm, const std::string &alg, const Case &c, int count, int root, bool in_place) {
   int rank, size;
   MPI_Comm_rank(comm, &rank);
@@ -263,9 +270,12 @@ void reduce_case(Context &ctx, MPI_Comm comm, const std::string &alg, const Case
   if (in_place && d.bytes) std::memcpy(recv.data(), d.send.data(), d.bytes);
   int rc = canopy::coll::reduce(in_place ? MPI_IN_PLACE : d.send.data(), recv.data(), count, c.elem.type, c.op.op, root,
                                 comm, forced(alg));
-  PMPI_Reduce(d.send.data(), ref.data(), count, c.elem.type, c.op.op, root, comm);
+  const std::vector<unsigned char> &want = pmpi_reference(ctx, comm, reference_key("reduce", c, count, root), [&] {
+    PMPI_Reduce(d.send.data(), ref.data(), count, c.elem.type, c.op.op, root, comm);
+    return ref;
+  });
   bool ok = rc == MPI_SUCCESS;
-  if (rank == root) ok = ok && matches(c, alg, recv.data(), ref.data(), expected(c, d.elems, size), d.elems);
+  if (rank == root) ok = ok && matches(c, alg, recv.data(), want.data(), expected(c, d.elems, size), d.elems);
   size_t untouched = rank == root ? d.bytes : 0;  // elsewhere recvbuf is not significant: never written
   for (size_t i = untouched; ok && i < d.bytes + kGuard; ++i) ok = recv[i] == 0xEE;
   ctx.tally.check(ok, what("reduce", alg, ctx, comm, c, count, root, in_place));
@@ -280,8 +290,11 @@ void allreduce_case(Context &ctx, MPI_Comm comm, const std::string &alg, const C
   if (in_place && d.bytes) std::memcpy(recv.data(), d.send.data(), d.bytes);
   int rc = canopy::coll::allreduce(in_place ? MPI_IN_PLACE : d.send.data(), recv.data(), count, c.elem.type, c.op.op,
                                    comm, forced(alg));
-  PMPI_Allreduce(d.send.data(), ref.data(), count, c.elem.type, c.op.op, comm);
-  bool ok = rc == MPI_SUCCESS && matches(c, alg, recv.data(), ref.data(), expected(c, d.elems, size), d.elems);
+  const std::vector<unsigned char> &want = pmpi_reference(ctx, comm, reference_key("allreduce", c, count, -1), [&] {
+    PMPI_Allreduce(d.send.data(), ref.data(), count, c.elem.type, c.op.op, comm);
+    return ref;
+  });
+  bool ok = rc == MPI_SUCCESS && matches(c, alg, recv.data(), want.data(), expected(c, d.elems, size), d.elems);
   for (size_t i = d.bytes; ok && i < d.bytes + kGuard; ++i) ok = recv[i] == 0xEE;
   ctx.tally.check(ok, what("allreduce", alg, ctx, comm, c, count, -1, in_place));
 }

@@ -25,6 +25,7 @@ namespace {
 struct Suite {
   std::string name;
   SuiteFn run;
+  double seconds = 0;  // on rank 0, over every layout and communicator
 };
 
 std::vector<Suite> &suites() {
@@ -93,6 +94,27 @@ std::string describe(const char *coll, const std::string &alg, const Context &ct
          std::to_string(size) + " ";
 }
 
+const std::vector<unsigned char> &pmpi_reference(Context &ctx, MPI_Comm comm, const std::string &key,
+                                                 const std::function<std::vector<unsigned char>()> &compute) {
+  // The communicator as the world ranks it holds, in its rank order (MPI_Comm_dup copies of
+  // one communicator, under any layout, share their references).
+  MPI_Group group, world;
+  MPI_Comm_group(comm, &group);
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  int size;
+  MPI_Group_size(group, &size);
+  std::vector<int> ranks(size), in_world(size);
+  for (int r = 0; r < size; ++r) ranks[r] = r;
+  MPI_Group_translate_ranks(group, size, ranks.data(), world, in_world.data());
+  MPI_Group_free(&group);
+  MPI_Group_free(&world);
+  std::string full = key + " on";
+  for (int r : in_world) full += " " + std::to_string(r);
+  auto it = ctx.references.find(full);
+  if (it == ctx.references.end()) it = ctx.references.emplace(full, compute()).first;
+  return it->second;
+}
+
 SuiteRegistration::SuiteRegistration(const char *name, SuiteFn fn) { suites().push_back({name, fn}); }
 
 }  // namespace coll_test
@@ -121,15 +143,23 @@ int main(int argc, char **argv) {
         MPI_Comm_split(MPI_COMM_WORLD, ctx.world_rank % 2, -ctx.world_rank, &comm);
       else
         MPI_Comm_dup(MPI_COMM_WORLD, &comm);
-      for (const Suite &suite : suites()) suite.run(ctx, comm);
+      for (Suite &suite : suites()) {
+        double start = MPI_Wtime();
+        suite.run(ctx, comm);
+        suite.seconds += MPI_Wtime() - start;
+      }
       MPI_Comm_free(&comm);
     }
   }
   long local[2] = {ctx.tally.passed, ctx.tally.failed}, total[2];
   MPI_Reduce(local, total, 2, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-  if (ctx.world_rank == 0)
+  if (ctx.world_rank == 0) {
+    std::printf("seconds per suite:");
+    for (const Suite &suite : suites()) std::printf(" %s %.1f", suite.name.c_str(), suite.seconds);
+    std::printf("\n");
     std::printf("coll correctness, %d ranks%s: %ld passed, %ld failed\n", ctx.world_size, ctx.quick ? " (quick)" : "",
                 total[0], total[1]);
+  }
   MPI_Type_free(&triple);
   MPI_Finalize();
   return ctx.world_rank == 0 && total[1] ? 1 : 0;
