@@ -84,32 +84,31 @@ TEST(ScotchMapping, TleafFollowsTheSwitchHierarchyWithCoresLast) {
   EXPECT_LT(hop_bytes(part, r.slot_of_process), hop_bytes(part, identity_placement(part)));
 }
 
-TEST(ScotchMapping, StencilOnTorusNodesIsNearTheBlockOptimum) {
-  // 4x4x4 processes on a 2x2x2 torus of 8-slot hosts: optimum 144 (a 2x2x2 cube per
-  // host, see test_map_algorithms.cpp); Scotch's torus target does not count the two
-  // host links of every route, so it may not quite reach it.
+TEST(ScotchMapping, StencilOnTorusNodesReachesTheBlockOptimum) {
+  // 4x4x4 processes on a 2x2x2 torus of 8-slot hosts: optimum 144, a 2x2x2 cube per
+  // host (see test_map_algorithms.cpp), which Scotch's torus mapping finds.
   auto topo = test::torus({2, 2, 2});
   Problem p = problem_on(topo, all_hosts(*topo, 3), 8, test::stencil_3d(4, 4, 4));
   MapResult r = scotch(p);
   EXPECT_EQ(r.target, "torus 2x2x2");
-  double mapped = hop_bytes(p, r.slot_of_process);
-  EXPECT_GE(mapped, 144);
-  EXPECT_LE(mapped, 144 * 1.5);
-  EXPECT_LT(mapped, hop_bytes(p, identity_placement(p)));
+  EXPECT_DOUBLE_EQ(hop_bytes(p, r.slot_of_process), 144);
+  EXPECT_GT(hop_bytes(p, identity_placement(p)), 144);
 }
 
 TEST(ScotchMapping, TorusMeshAndTargetGraph) {
   CommGraph graph = test::stencil_3d(4, 4, 4);
   struct Case {
     std::string wrap, kind;
+    double slack;  // how far above the optimum Scotch may stay
   };
-  for (const Case &c : {Case{"1 1 1", "torus 4x4x4"}, Case{"0 0 0", "mesh 4x4x4"}, Case{"1 1 0", "graph of 64 hosts"}}) {
+  for (const Case &c : {Case{"1 1 1", "torus 4x4x4", 1.2}, Case{"0 0 0", "mesh 4x4x4", 1.2},
+                        Case{"1 1 0", "graph of 64 hosts", 1.5}}) {
     auto topo = torus_file(torus_text({4, 4, 4}, c.wrap));
     Problem p = problem_on(topo, all_hosts(*topo, 5), 1, graph);
     MapResult r = scotch(p);
     EXPECT_EQ(r.target, c.kind);
-    // A 4x4x4 stencil on a 4x4x4 machine: every edge can be one router-to-router link.
-    EXPECT_LE(hop_bytes(p, r.slot_of_process), 3 * 144 * 1.5) << c.kind;
+    // A 4x4x4 stencil on a 4x4x4 machine: optimum 144 edges x 3 links (host, router, router, host).
+    EXPECT_LE(hop_bytes(p, r.slot_of_process), 3 * 144 * c.slack) << c.kind;
     EXPECT_LT(hop_bytes(p, r.slot_of_process), hop_bytes(p, identity_placement(p))) << c.kind;
   }
   // Part of the torus: a sub-architecture of the allocated routers.
