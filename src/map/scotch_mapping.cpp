@@ -321,15 +321,11 @@ std::vector<int> slots_on_hosts(const Machine &m, const std::vector<int> &host_o
 
 ScotchMapping scotch_map(const CommGraph &padded, const Machine &m, int seed) {
   size_t n = static_cast<size_t>(padded.num_vertices());
-  std::vector<int> host_of(n), preferred(n, -1);
-  ScotchMapping result;
-  if (m.num_hosts() == 1) {  // nothing for Scotch to decide (and it cannot take a one-terminal sub-target)
-    result.target = "none (one host)";
-    return {slots_on_hosts(m, host_of, preferred), result.target};
-  }
+  std::vector<int> host_of(n, 0), preferred(n, -1);
+  // One host: nothing for Scotch to decide (and it cannot take a one-terminal sub-target).
+  if (m.num_hosts() == 1) return {slots_on_hosts(m, host_of, preferred), "none (one host)"};
   TargetSpec spec = machine_target(m);
   ScotchTarget target(spec);
-  result.target = target.describe();
   std::vector<SCOTCH_Num> terminal = graph_map(padded, target, spec.max_distance, seed);
   for (size_t v = 0; v < n; ++v) {
     int place = target.place(terminal[v]);
@@ -337,8 +333,7 @@ ScotchMapping scotch_map(const CommGraph &padded, const Machine &m, int seed) {
     if (spec.places_are_slots) preferred[v] = place;
   }
   repair_balance(padded, host_of, std::vector<int>(static_cast<size_t>(m.num_hosts()), m.slots_per_host()), &m.hop_matrix());
-  result.slot_of = slots_on_hosts(m, host_of, preferred);
-  return result;
+  return {slots_on_hosts(m, host_of, preferred), target.describe()};
 }
 
 }  // namespace canopy::map
