@@ -9,6 +9,14 @@ find_library(METIS_LIBRARY metis REQUIRED)
 add_library(canopy_metis INTERFACE)
 target_include_directories(canopy_metis INTERFACE ${METIS_INCLUDE_DIR})
 target_link_libraries(canopy_metis INTERFACE ${METIS_LIBRARY})
+# Scotch 7 (Debian libscotch-dev, 32-bit SCOTCH_Num): static mapping, the peer of
+# `canopy map --algorithm scotch`. libscotcherr prints Scotch's messages to stderr.
+find_path(SCOTCH_INCLUDE_DIR scotch.h PATH_SUFFIXES scotch REQUIRED)
+find_library(SCOTCH_LIBRARY scotch REQUIRED)
+find_library(SCOTCHERR_LIBRARY scotcherr REQUIRED)
+add_library(canopy_scotch INTERFACE)
+target_include_directories(canopy_scotch INTERFACE ${SCOTCH_INCLUDE_DIR})
+target_link_libraries(canopy_scotch INTERFACE ${SCOTCH_LIBRARY} ${SCOTCHERR_LIBRARY} Threads::Threads)
 find_path(CLI11_INCLUDE_DIR CLI/CLI.hpp REQUIRED)
 # Standalone Asio (header-only, Debian libasio-dev): canopyd's networking.
 find_path(ASIO_INCLUDE_DIR asio.hpp REQUIRED)

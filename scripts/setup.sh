@@ -10,6 +10,7 @@ packages=(
   libgtest-dev nlohmann-json3-dev libcli11-dev      # tests, JSON, command lines
   libhwloc-dev hwloc                                # node topology
   libmetis-dev                                      # graph partitioning (task mapping)
+  libscotch-dev                                     # Scotch static mapping (the mapping peer)
   libopenmpi-dev openmpi-bin                        # MPI (collectives runtime, libcanopy-mpi.so)
   mpich libmpich-dev                                # MPICH beside it (libcanopy-mpi-mpich.so)
   libsimgrid-dev                                    # SimGrid SMPI (smpicc, smpirun): mapping evaluation

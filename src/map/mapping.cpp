@@ -8,6 +8,7 @@
 #include "common/error.h"
 #include "map/partition.h"
 #include "map/placement_steps.h"
+#include "map/scotch_mapping.h"
 #include "map/topology_tree.h"
 #include "map/tree_mapping.h"
 
@@ -161,6 +162,28 @@ TopologyTree node_tree(const NodeLayout &layout) {
   return tree;
 }
 
+// greedy, rt, rb: hosts, refinement with the guard, then slots inside the hosts.
+std::vector<int> canopy_placement(const Problem &p, const MapOptions &o, MapResult &result) {
+  const Machine &m = p.machine;
+  CommGraph padded = p.graph.padded(m.num_slots());
+  std::vector<int> host_of;
+  if (o.algorithm == "greedy") {
+    auto greedy_start = Clock::now();
+    host_of = greedy_hosts(padded, m);
+    result.seconds["map"] = seconds_since(greedy_start);
+  } else {
+    host_of = tree_hosts(padded, m, o, result);
+  }
+  if (o.refine) host_of = refine_with_guard(padded, m, std::move(host_of), result);
+  auto intra_start = Clock::now();
+  result.intra_node = o.intra_node && m.node().has_value();
+  std::optional<TopologyTree> tree;
+  if (result.intra_node) tree = node_tree(*m.node());
+  std::vector<int> slots = place_in_nodes(padded, m, host_of, tree ? &*tree : nullptr, o.seed);
+  result.seconds["intra"] = seconds_since(intra_start);
+  return slots;
+}
+
 }  // namespace
 
 TreeChoice tree_choice(const std::string &name) {
@@ -177,7 +200,7 @@ GroupChoice group_choice(const std::string &name) {
 }
 
 const std::vector<std::string> &algorithm_names() {
-  static const std::vector<std::string> names = {"identity", "block", "greedy", "rt", "rb"};
+  static const std::vector<std::string> names = {"identity", "block", "greedy", "rt", "rb", "scotch"};
   return names;
 }
 
@@ -198,7 +221,7 @@ std::vector<int> block_placement(const Problem &p) {
 MapResult map_processes(const Problem &p, const MapOptions &o) {
   const Machine &m = p.machine;
   if (std::find(algorithm_names().begin(), algorithm_names().end(), o.algorithm) == algorithm_names().end())
-    throw Error(CANOPY_ERR_INVALID_ARG, "unknown mapping algorithm '" + o.algorithm + "' (identity, block, greedy, rt, rb)");
+    throw Error(CANOPY_ERR_INVALID_ARG, "unknown mapping algorithm '" + o.algorithm + "' (identity, block, greedy, rt, rb, scotch)");
   if (p.graph.num_vertices() > m.num_slots())
     throw Error(CANOPY_ERR_INVALID_ARG, std::to_string(p.graph.num_vertices()) + " processes but only " +
                                             std::to_string(m.num_slots()) + " slots (" + std::to_string(m.num_hosts()) +
@@ -207,28 +230,17 @@ MapResult map_processes(const Problem &p, const MapOptions &o) {
   double cpu_start = cpu_seconds();
   MapResult result;
   result.algorithm = o.algorithm;
+  std::vector<int> slots;
   if (o.algorithm == "identity" || o.algorithm == "block") {
-    result.slot_of_process = o.algorithm == "identity" ? identity_placement(p) : block_placement(p);
-    result.seconds["total"] = seconds_since(start);
-    result.seconds["total_cpu"] = cpu_seconds() - cpu_start;
-    return result;
-  }
-  CommGraph padded = p.graph.padded(m.num_slots());
-  std::vector<int> host_of;
-  if (o.algorithm == "greedy") {
-    auto greedy_start = Clock::now();
-    host_of = greedy_hosts(padded, m);
-    result.seconds["map"] = seconds_since(greedy_start);
+    slots = o.algorithm == "identity" ? identity_placement(p) : block_placement(p);
+  } else if (o.algorithm == "scotch") {
+    ScotchMapping scotch = scotch_map(p.graph.padded(m.num_slots()), m, o.seed);
+    result.target = scotch.target;
+    result.seconds["map"] = seconds_since(start);
+    slots = std::move(scotch.slot_of);
   } else {
-    host_of = tree_hosts(padded, m, o, result);
+    slots = canopy_placement(p, o, result);
   }
-  if (o.refine) host_of = refine_with_guard(padded, m, std::move(host_of), result);
-  auto intra_start = Clock::now();
-  result.intra_node = o.intra_node && m.node().has_value();
-  std::optional<TopologyTree> tree;
-  if (result.intra_node) tree = node_tree(*m.node());
-  std::vector<int> slots = place_in_nodes(padded, m, host_of, tree ? &*tree : nullptr, o.seed);
-  result.seconds["intra"] = seconds_since(intra_start);
   slots.resize(static_cast<size_t>(p.graph.num_vertices()));
   result.slot_of_process = std::move(slots);
   result.seconds["total"] = seconds_since(start);

@@ -10,6 +10,8 @@
 //   greedy    heaviest unplaced process next to its placed partners, on the nearest free slot
 //   rt        METIS groups of one node each, recursive tree mapping on a topology tree
 //   rb        the same groups, recursive bipartitioning on torus coordinates
+//   scotch    Scotch's static mapping on an equivalent tleaf / torus / graph target
+//             (scotch_mapping.h), overloads repaired; the peer, so never refined
 // greedy, rt and rb are followed by a refinement pass (process swaps between
 // hosts that lower hop-bytes, never worse than identity or block) and, when the
 // machine knows its nodes' inside, intra-node mapping on the hwloc tree.
@@ -46,15 +48,16 @@ struct MapOptions {
       hierarchy on switched fabrics and neighbor joining on tori and switchless sources. */
   TreeChoice tree = TreeChoice::Auto;
   GroupChoice groups = GroupChoice::Tree;
-  bool intra_node = true;  // intra-node mapping (needs Machine::node())
-  bool refine = true;      // refinement pass and the never-worse-than-baselines guard
-  int seed = 1;            // METIS seed: the same seed gives the same mapping
+  bool intra_node = true;  // intra-node mapping (needs Machine::node()); not for scotch
+  bool refine = true;      // refinement pass and the never-worse-than-baselines guard; not for scotch
+  int seed = 1;            // METIS (and Scotch) seed: the same seed gives the same mapping
 };
 
 struct MapResult {
   std::vector<int> slot_of_process;  // process -> slot, one-to-one
   std::string algorithm;
   std::string tree;           // topology tree used ("" when none)
+  std::string target;         // scotch: the Scotch target architecture used ("" otherwise)
   bool intra_node = false;    // intra-node mapping was applied
   std::string refined_from;   // "" without refinement; else the start the result came from ("rt", "identity", ...)
   /** Wall time per phase ("partition", "tree", "map", "refine", "intra", "total"),
@@ -62,7 +65,7 @@ struct MapResult {
   std::map<std::string, double> seconds;
 };
 
-/** identity, block, greedy, rt, rb. */
+/** identity, block, greedy, rt, rb, scotch. */
 const std::vector<std::string> &algorithm_names();
 
 /** Maps the processes of @p problem. Throws Error(INVALID_ARG) for an unknown

@@ -12,26 +12,13 @@
 namespace canopy::map {
 namespace {
 
-// METIS works in 32-bit integers (idx_t, Debian's build) and sums edge weights
-// into cuts, so bytes are scaled to keep the total well inside that range;
-// every communicating pair keeps a weight of at least 1.
-std::vector<idx_t> metis_weights(const CommGraph &g) {
-  double total = std::max(1.0, g.total_bytes() * 2);
-  double scale = std::min(1.0, 1e9 / total);
-  double smallest = 0;
-  for (double w : g.weights()) smallest = smallest == 0 ? w : std::min(smallest, w);
-  // Small volumes (a few bytes) are scaled up so that their ratios survive rounding.
-  if (scale == 1.0 && smallest > 0 && smallest < 100) scale = std::min(100 / smallest, 1e9 / total);
-  std::vector<idx_t> out(g.weights().size());
-  for (size_t i = 0; i < out.size(); ++i) out[i] = std::max<idx_t>(1, static_cast<idx_t>(g.weights()[i] * scale + 0.5));
-  return out;
-}
-
 std::vector<int> metis_partition(const CommGraph &g, const std::vector<int> &sizes, int seed) {
   idx_t n = g.num_vertices(), ncon = 1, nparts = static_cast<idx_t>(sizes.size()), cut = 0;
   std::vector<idx_t> xadj(g.offsets().begin(), g.offsets().end());
   std::vector<idx_t> adjncy(g.neighbors().begin(), g.neighbors().end());
-  std::vector<idx_t> adjwgt = metis_weights(g);
+  // METIS sums edge weights into cuts in 32 bits.
+  std::vector<int> weights = integer_edge_weights(g, 1e9);
+  std::vector<idx_t> adjwgt(weights.begin(), weights.end());
   std::vector<real_t> tpwgts(sizes.size());
   for (size_t i = 0; i < sizes.size(); ++i) tpwgts[i] = static_cast<real_t>(sizes[i]) / static_cast<real_t>(n);
   idx_t options[METIS_NOPTIONS];
@@ -140,6 +127,18 @@ class SmallBisection {
 
 }  // namespace
 
+std::vector<int> integer_edge_weights(const CommGraph &g, double total_limit) {
+  double total = std::max(1.0, g.total_bytes() * 2);  // each edge is stored at both ends
+  double scale = std::min(1.0, total_limit / total);
+  double smallest = 0;
+  for (double w : g.weights()) smallest = smallest == 0 ? w : std::min(smallest, w);
+  // Small volumes (a few bytes) are scaled up so that their ratios survive rounding.
+  if (scale == 1.0 && smallest > 0 && smallest < 100) scale = std::min(100 / smallest, total_limit / total);
+  std::vector<int> out(g.weights().size());
+  for (size_t i = 0; i < out.size(); ++i) out[i] = std::max(1, static_cast<int>(g.weights()[i] * scale + 0.5));
+  return out;
+}
+
 double edge_cut(const CommGraph &g, const std::vector<int> &part) {
   double cut = 0;
   for (int v = 0; v < g.num_vertices(); ++v)
@@ -178,7 +177,8 @@ std::vector<int> split(const CommGraph &g, const std::vector<int> &sizes, int se
 
 }  // namespace
 
-void repair_balance(const CommGraph &g, std::vector<int> &part, const std::vector<int> &sizes) {
+void repair_balance(const CommGraph &g, std::vector<int> &part, const std::vector<int> &sizes,
+                    const std::vector<uint16_t> *distance) {
   size_t k = sizes.size();
   std::vector<int> count(k, 0);
   std::vector<std::vector<int>> members(k);  // moves only fill parts with room: these lists stay valid
@@ -186,23 +186,40 @@ void repair_balance(const CommGraph &g, std::vector<int> &part, const std::vecto
     ++count[static_cast<size_t>(part[static_cast<size_t>(v)])];
     members[static_cast<size_t>(part[static_cast<size_t>(v)])].push_back(v);
   }
+  // Without distances every other part is one step away: the cost is the cut.
+  auto dist = [&](size_t a, size_t b) -> double { return distance ? (*distance)[a * k + b] : a != b; };
   std::vector<double> link(k, 0);  // bytes from the vertex examined to each part
-  // The best move of v now: (cut decrease, target part); target -1 if no part has room.
-  auto best_move = [&](int v, size_t any_room) {
-    size_t from = static_cast<size_t>(part[static_cast<size_t>(v)]);
-    for (int64_t i = g.row_begin(v); i < g.row_end(v); ++i) link[static_cast<size_t>(part[g.neighbor(i)])] += g.weight(i);
-    std::pair<double, int> best{-1e300, -1};
-    auto consider = [&](size_t to) {
-      if (to != from && count[to] < sizes[to] && link[to] - link[from] > best.first)
-        best = {link[to] - link[from], static_cast<int>(to)};
-    };
-    consider(any_room);
-    for (int64_t i = g.row_begin(v); i < g.row_end(v); ++i) consider(static_cast<size_t>(part[g.neighbor(i)]));
-    for (int64_t i = g.row_begin(v); i < g.row_end(v); ++i) link[static_cast<size_t>(part[g.neighbor(i)])] = 0;
-    link[from] = 0;
+  std::vector<size_t> touched;     // the parts its neighbours are in
+  size_t any_room = 0;             // some part with room while any part is overfull (sizes add up)
+  // The part with room a vertex of @p from goes to when none of its partners' parts has room.
+  auto fallback = [&](size_t from) {
+    if (!distance) return any_room;
+    size_t best = any_room;
+    for (size_t p = any_room; p < k; ++p)
+      if (count[p] < sizes[p] && dist(from, p) < dist(from, best)) best = p;
     return best;
   };
-  size_t any_room = 0;  // some part with room while any part is overfull (sizes add up)
+  // The best move of v now: (decrease in cost, target part).
+  auto best_move = [&](int v) {
+    size_t from = static_cast<size_t>(part[static_cast<size_t>(v)]);
+    for (int64_t i = g.row_begin(v); i < g.row_end(v); ++i) {
+      size_t p = static_cast<size_t>(part[g.neighbor(i)]);
+      if (link[p] == 0) touched.push_back(p);
+      link[p] += g.weight(i);
+    }
+    std::pair<double, int> best{-1e300, -1};
+    auto consider = [&](size_t to) {
+      if (to == from || count[to] >= sizes[to]) return;
+      double gain = 0;
+      for (size_t p : touched) gain += link[p] * (dist(from, p) - dist(to, p));
+      if (gain > best.first) best = {gain, static_cast<int>(to)};
+    };
+    consider(fallback(from));
+    for (size_t p : touched) consider(p);
+    for (size_t p : touched) link[p] = 0;
+    touched.clear();
+    return best;
+  };
   auto advance_room = [&] {
     while (any_room < k && count[any_room] >= sizes[any_room]) ++any_room;
   };
@@ -211,12 +228,12 @@ void repair_balance(const CommGraph &g, std::vector<int> &part, const std::vecto
     advance_room();
     // Lazy priority queue: an entry whose gain has dropped since it was queued goes back in.
     std::priority_queue<std::pair<double, int>> queue;
-    for (int v : members[from]) queue.push({best_move(v, any_room).first, v});
+    for (int v : members[from]) queue.push({best_move(v).first, v});
     while (count[from] > sizes[from]) {
       auto [queued_gain, v] = queue.top();
       queue.pop();
       advance_room();
-      auto [gain, to] = best_move(v, any_room);
+      auto [gain, to] = best_move(v);
       if (gain < queued_gain) {
         queue.push({gain, v});
         continue;

@@ -3,6 +3,7 @@
 // METIS's imbalance: move, from an overfull part to one with room, the vertex
 // whose move increases the edge cut least, until every part has its size.
 #pragma once
+#include <cstdint>
 #include <vector>
 
 #include "map/comm_graph.h"
@@ -15,8 +16,17 @@ namespace canopy::map {
 std::vector<int> partition_exact(const CommGraph &graph, const std::vector<int> &sizes, int seed);
 
 /** Moves vertices until part i holds sizes[i] vertices, each move the one that
-    raises the cut least (or lowers it most). */
-void repair_balance(const CommGraph &graph, std::vector<int> &part, const std::vector<int> &sizes);
+    raises the cut least (or lowers it most). With @p distance (parts x parts,
+    row-major, 0 on the diagonal: the hosts' hop matrix when parts are hosts) a
+    move costs the change in bytes x distance instead of the cut, and a vertex
+    may also go to the part with room nearest its own. */
+void repair_balance(const CommGraph &graph, std::vector<int> &part, const std::vector<int> &sizes,
+                    const std::vector<uint16_t> *distance = nullptr);
+
+/** The edge weights (in row order) as positive integers for libraries that
+    count in 32 bits (METIS, Scotch): scaled so that they add up to at most
+    @p total_limit; every communicating pair keeps a weight of at least 1. */
+std::vector<int> integer_edge_weights(const CommGraph &graph, double total_limit);
 
 /** Bytes on the edges whose ends are in different parts. */
 double edge_cut(const CommGraph &graph, const std::vector<int> &part);

@@ -62,7 +62,7 @@ def test_help():
 
 
 def test_all_algorithms_and_outputs():
-    for algorithm in ("identity", "block", "greedy", "rt", "rb"):
+    for algorithm in ("identity", "block", "greedy", "rt", "rb", "scotch"):
         out = {k: os.path.join(TMP, f"{algorithm}.{k}") for k in ("rankfile", "slurm", "machinefile", "perm")}
         r = canopy("--graph", STENCIL, "--fabric", TORUS, "--hosts", TORUS_HOSTS, "--ppn", "8",
                    "--node-topology", "pack:2 core:4 pu:1", "--algorithm", algorithm, "--json",
@@ -107,6 +107,33 @@ def test_fat_tree_tree_choice():
     check("torus has no switch hierarchy", r.returncode == 1 and "neighbor-joining" in r.stderr, r.stderr)
     r = canopy("--graph", STENCIL, "--fabric", "slurm:" + SLURM, "--hosts", FT_HOSTS, "--ppn", "8")
     check("text report", r.returncode == 0 and "hop-bytes" in r.stdout and "fabric-hierarchy" in r.stdout, r.stdout)
+
+
+def test_scotch():
+    r = canopy("--help")
+    check("--help names scotch", "scotch" in r.stdout, r.stdout)
+    reports = []
+    for _ in range(2):
+        r = canopy("--graph", STENCIL, "--fabric", "slurm:" + SLURM, "--hosts", FT_HOSTS, "--ppn", "8",
+                   "--algorithm", "scotch", "--json")
+        reports.append(json.loads(r.stdout) if r.returncode == 0 else {})
+        check("scotch on a scattered fat-tree allocation", r.returncode == 0, r.stderr)
+    report = reports[0]
+    # 8 of 16 hosts, two on each of the 4 leaves: the allocated hosts' tree is 4 x 2 x 8, no terminal unused.
+    check("scotch: tleaf target of the allocated hosts", report.get("target") == "tleaf 4x2x8", report)
+    partial = write("ft3.hosts", "n0\nn9\nn4\nn1\nn2\n")
+    r = canopy("--graph", STENCIL, "--fabric", "slurm:" + SLURM, "--hosts", partial, "--ppn", "16",
+               "--algorithm", "scotch", "--json")
+    report3 = json.loads(r.stdout) if r.returncode == 0 else {}
+    check("scotch: uneven leaves use a sub-architecture", report3.get("target") == "tleaf 3x3x16 (sub 80 of 144)",
+          r.stderr or report3)
+    check("scotch: not refined, no intra-node", report.get("refined_from") is None and report.get("intra_node") is False,
+          report)
+    check("scotch: better than identity", report.get("hop_bytes_vs_identity", 2) < 1, report)
+    check("scotch: deterministic", reports[0].get("metrics") == reports[1].get("metrics"), reports)
+    r = canopy("--graph", STENCIL, "--fabric", TORUS, "--hosts", TORUS_HOSTS, "--ppn", "8", "--algorithm", "scotch")
+    check("scotch text report names the target", r.returncode == 0 and "Scotch target torus 2x2x2" in r.stdout,
+          r.stdout + r.stderr)
 
 
 def test_graph_formats():
@@ -197,8 +224,8 @@ def test_machinefile_places_ranks_with_hydra():
     check("Hydra: one proxy (MPICH node) per machine-file line", local == per_line, local)
 
 
-for test in (test_help, test_all_algorithms_and_outputs, test_fat_tree_tree_choice, test_graph_formats, test_errors,
-             test_rankfile_launches_with_mpirun, test_machinefile_places_ranks_with_hydra):
+for test in (test_help, test_all_algorithms_and_outputs, test_fat_tree_tree_choice, test_scotch, test_graph_formats,
+             test_errors, test_rankfile_launches_with_mpirun, test_machinefile_places_ranks_with_hydra):
     test()
 shutil.rmtree(TMP, ignore_errors=True)
 print(f"{len(failures)} failure(s)")

@@ -228,7 +228,7 @@ TEST(MappingProperties, OneToOneAndNeverWorseThanBaselines) {
       o.groups = seed % 3 == 2 ? GroupChoice::Flat : GroupChoice::Tree;
       MapResult r = map_processes(p, o);
       ASSERT_NO_THROW(check_placement(p, r.slot_of_process)) << a << " seed " << seed;
-      if (a != "identity" && a != "block") {
+      if (a != "identity" && a != "block" && a != "scotch") {  // scotch is the peer: never refined
         EXPECT_LE(evaluate(p, r.slot_of_process).hop_bytes, baseline + 1e-6) << a << " seed " << seed;
       }
     }

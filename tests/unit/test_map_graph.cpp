@@ -166,5 +166,34 @@ TEST(Partition, ExactSizesAndRepair) {
   EXPECT_THROW(partition_exact(g, {4, 3}, 1), Error);
 }
 
+TEST(Partition, RepairWithDistancesMovesWhatSavesHopBytes) {
+  // Hosts A B C D, one slot each; A holds vertices 0 and 1, only B has room. Vertex 0
+  // talks to vertex 2 on C, which is 2 links from B but 4 from A: moving 0 saves hop-bytes.
+  std::vector<uint16_t> hops = {0, 2, 4, 4,  //
+                                2, 0, 2, 4,  //
+                                4, 2, 0, 4,  //
+                                4, 4, 4, 0};
+  CommGraphBuilder b(4);
+  b.add(0, 2, 10);
+  CommGraph g = b.build();
+  std::vector<int> part = {0, 0, 2, 3};
+  repair_balance(g, part, {1, 1, 1, 1}, &hops);
+  EXPECT_EQ(part, (std::vector<int>{1, 0, 2, 3}));
+}
+
+TEST(Partition, IntegerWeightsStayUnderTheLimit) {
+  CommGraphBuilder b(3);
+  b.add(0, 1, 3e9);
+  b.add(1, 2, 1);
+  CommGraph g = b.build();
+  std::vector<int> w = integer_edge_weights(g, 1e6);
+  double total = 0;
+  for (int x : w) {
+    EXPECT_GE(x, 1);
+    total += x;
+  }
+  EXPECT_LE(total, 1e6 + w.size());
+}
+
 }  // namespace
 }  // namespace canopy::map

@@ -47,6 +47,7 @@ void print_text(const map::Problem &p, const map::MapResult &r, const map::Metri
               p.machine.node() ? ", node " : "", p.machine.node() ? p.machine.node()->spec.c_str() : "");
   std::printf("algorithm:   %s", r.algorithm.c_str());
   if (!r.tree.empty()) std::printf(", tree %s", r.tree.c_str());
+  if (!r.target.empty()) std::printf(", Scotch target %s", r.target.c_str());
   if (r.intra_node) std::printf(", intra-node on the hwloc tree");
   if (!r.refined_from.empty()) std::printf(", refined from %s", r.refined_from.c_str());
   std::printf(" (%.3f s)\n", r.seconds.at("total"));
@@ -95,7 +96,9 @@ CommandRunner add_map_command(CLI::App &app) {
   cmd->add_option("--ppn", o->ppn, "Slots (processes) per host")->required()->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--node-topology", o->node,
                   "Inside of a node for intra-node mapping: 'live', an hwloc XML file, or a synthetic string like 'pack:2 core:8 pu:2'");
-  cmd->add_option("--algorithm", o->algorithm, "identity, block, greedy, rt or rb")
+  cmd->add_option("--algorithm", o->algorithm,
+                  "identity, block, greedy, rt, rb, or scotch (Scotch's static mapping on a tleaf/torus/graph "
+                  "target equivalent to the machine; never refined, no intra-node mapping)")
       ->check(CLI::IsMember(map::algorithm_names()))->capture_default_str();
   cmd->add_option("--tree", o->tree, "rt's topology tree: auto, fabric or neighbor-joining")
       ->check(CLI::IsMember({"auto", "fabric", "neighbor-joining"}))->capture_default_str();
@@ -103,7 +106,7 @@ CommandRunner add_map_command(CLI::App &app) {
                   "rt/rb: form node-sized groups along the tree, or flat (the paper: METIS k-way into one group per host)")
       ->check(CLI::IsMember({"tree", "flat"}))->capture_default_str();
   cmd->add_option("--parts", o->parts, "MatrixMarket input: split the rows into this many processes (METIS)");
-  cmd->add_option("--seed", o->seed, "METIS seed (same seed, same mapping)")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "METIS and Scotch seed (same seed, same mapping)")->capture_default_str();
   cmd->add_flag("--no-intra", o->no_intra, "Skip intra-node mapping");
   cmd->add_flag("--no-refine", o->no_refine, "Skip the refinement pass (and its never-worse-than-baselines guard)");
   cmd->add_option("--rankfile", o->rankfile, "Write an Open MPI rankfile (mpirun --rankfile FILE)");
