@@ -55,15 +55,11 @@ RESULTS="$OUT/results.jsonl"
 : > "$RESULTS"
 IN="$OUT/inputs"
 
-# A balanced X x Y x Z factorisation of N (X >= Y >= Z, powers of two here).
+# The most balanced X x Y x Z factorisation of N (X >= Y >= Z); divisors only.
 grid_dims() {
   python3 -c "
-n=$1; best=None
-for x in range(1,n+1):
-  for y in range(1,x+1):
-    if n%(x*y)==0 and n//(x*y)<=y:
-      d=(x,y,n//(x*y)); s=max(d)-min(d)
-      if best is None or s<best[0]: best=(s,d)
+n=$1; divisors=[d for d in range(1,n+1) if n%d==0]
+best=min((x-n//(x*y),(x,y,n//(x*y))) for x in divisors for y in divisors if y<=x and n%(x*y)==0 and n//(x*y)<=y)
 print('x'.join(map(str,best[1])))"
 }
 

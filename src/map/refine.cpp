@@ -49,10 +49,10 @@ class Refiner {
       if (target != h && std::find(candidates_.begin(), candidates_.end(), target) == candidates_.end()) candidates_.push_back(target);
     }
     for (int target : candidates_) {
-      double v_delta = cost(v, target) - here;
+      double v_delta = cost(v, target) - here, apart = m_.hops(h, target);
       for (int u : members_[static_cast<size_t>(target)]) {
         // v and u trade hosts; an edge between them keeps its length, which both deltas miscount.
-        double u_here = here_[static_cast<size_t>(u)], shared = 2 * partner_bytes_[static_cast<size_t>(u)] * m_.hops(h, target);
+        double u_here = here_[static_cast<size_t>(u)], shared = 2 * partner_bytes_[static_cast<size_t>(u)] * apart;
         // cost(u, h) >= 0: when even 0 there would not beat the best, skip computing it. Exact (rounding
         // is monotone, the sum is formed in the same order), and most u are skipped.
         if (v_delta - u_here + shared >= best) continue;

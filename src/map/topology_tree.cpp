@@ -84,18 +84,21 @@ int TopologyTree::depth() const {
   return nodes.empty() ? 0 : depth_of(0);
 }
 
-TopologyTree neighbor_joining_tree(const std::vector<float> &distance, int n, unsigned seed) {
+TopologyTree neighbor_joining_tree(std::vector<float> distance, int n, unsigned seed) {
   if (n < 1 || distance.size() != static_cast<size_t>(n) * n)
     throw Error(CANOPY_ERR_INVALID_ARG, "neighbor joining needs an n x n distance matrix");
-  // Row i of the shuffled matrix is place[i] of the input.
+  // Row i of the shuffled matrix is place[i] of the input (no copy without a seed: 64 MiB at 4,096 hosts).
   std::vector<int> place(static_cast<size_t>(n));
   std::iota(place.begin(), place.end(), 0);
-  if (seed) std::shuffle(place.begin(), place.end(), std::mt19937(seed));
-  std::vector<float> shuffled(distance.size());
-  for (size_t i = 0; i < place.size(); ++i)
-    for (size_t j = 0; j < place.size(); ++j)
-      shuffled[i * place.size() + j] = distance[static_cast<size_t>(place[i]) * place.size() + static_cast<size_t>(place[j])];
-  Dendrogram merges = nn_chain(std::move(shuffled), n);
+  if (seed) {
+    std::shuffle(place.begin(), place.end(), std::mt19937(seed));
+    std::vector<float> shuffled(distance.size());
+    for (size_t i = 0; i < place.size(); ++i)
+      for (size_t j = 0; j < place.size(); ++j)
+        shuffled[i * place.size() + j] = distance[static_cast<size_t>(place[i]) * place.size() + static_cast<size_t>(place[j])];
+    distance = std::move(shuffled);
+  }
+  Dendrogram merges = nn_chain(std::move(distance), n);
   // Children of each dendrogram node after collapsing merges made at the same
   // height into one multi-way node (merges come after the merges they join).
   std::vector<std::vector<int>> kids(static_cast<size_t>(2 * n - 1));
