@@ -129,12 +129,12 @@ echo "results: $RESULTS (load average now: $(cut -d' ' -f1-3 /proc/loadavg))" >&
 for p in ${SIZES//,/ }; do
   [ $((p % PPN)) -eq 0 ] || die "size $p is not a multiple of $PPN"
   for machine in ${MACHINES//,/ }; do
-    read -r fabric hostfile < <(make_machine "$machine" $((p / PPN)))
+    read -r fabric hostfile < <(make_machine "$machine" $((p / PPN))) || { echo "  (could not make the $machine machine; going on)" >&2; continue; }
     algorithms="$ALGORITHMS"
     [ "$machine" = torus ] || algorithms="$(echo ",$algorithms," | sed 's/,rb,/,/; s/^,//; s/,$//')"
     for instance in ${INSTANCES//,/ }; do
       echo "[$(date +%H:%M:%S)] $instance, $p processes, $machine (load $(cut -d' ' -f1 /proc/loadavg))" >&2
-      read -r graph parts < <(make_graph "$instance" "$p")
+      read -r graph parts < <(make_graph "$instance" "$p") || { echo "  (could not generate $instance; going on)" >&2; continue; }
       "$BUILD/bin/bench_map" --graph "$graph" --parts "$parts" --fabric "$fabric" --hosts "$hostfile" --ppn $PPN \
         --node-topology "$NODE" --algorithms "$algorithms" --instance "$instance" --machine "$machine" --out "$RESULTS" ||
         echo "  (bench_map failed on this instance; going on)" >&2
