@@ -63,7 +63,7 @@ TopologyTree inter_node_tree(const Machine &m, TreeChoice choice, unsigned attem
   if (choice == TreeChoice::Fabric || (choice == TreeChoice::Auto && hierarchy_known))
     return fabric_hierarchy_tree(topo, m.host_nodes());
   std::vector<float> distance(m.hop_matrix().begin(), m.hop_matrix().end());
-  return neighbor_joining_tree(distance, m.num_hosts(), attempt);
+  return neighbor_joining_tree(std::move(distance), m.num_hosts(), attempt);
 }
 
 TopologyTree build_tree(const Machine &m, const MapOptions &o, unsigned attempt, MapResult &result) {
@@ -157,7 +157,7 @@ TopologyTree node_tree(const NodeLayout &layout) {
   size_t n = layout.slot_core.size();
   std::vector<float> distance(n * n);
   for (size_t i = 0; i < distance.size(); ++i) distance[i] = static_cast<float>(layout.distance[i]);
-  TopologyTree tree = neighbor_joining_tree(distance, static_cast<int>(n));
+  TopologyTree tree = neighbor_joining_tree(std::move(distance), static_cast<int>(n));
   tree.kind = "hwloc";
   return tree;
 }

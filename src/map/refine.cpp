@@ -11,11 +11,12 @@ class Refiner {
  public:
   Refiner(const CommGraph &g, const Machine &m, std::vector<int> &host_of)
       : g_(g), m_(m), host_of_(host_of), members_(static_cast<size_t>(m.num_hosts())),
-        position_(host_of.size()), partner_bytes_(host_of.size(), 0) {
+        position_(host_of.size()), partner_bytes_(host_of.size(), 0), here_(host_of.size(), 0) {
     for (size_t v = 0; v < host_of.size(); ++v) {
       auto &list = members_[static_cast<size_t>(host_of[v])];
       position_[v] = static_cast<int>(list.size());
       list.push_back(static_cast<int>(v));
+      here_[v] = cost(static_cast<int>(v), host_of[v]);
     }
   }
 
@@ -37,7 +38,7 @@ class Refiner {
 
   double improve(int v) {
     int h = host_of_[static_cast<size_t>(v)];
-    double here = cost(v, h);
+    double here = here_[static_cast<size_t>(v)];
     if (here == 0) return 0;
     for (int64_t i = g_.row_begin(v); i < g_.row_end(v); ++i) partner_bytes_[static_cast<size_t>(g_.neighbor(i))] = g_.weight(i);
     double best = -1e-9 * here;  // only real improvements
@@ -48,10 +49,14 @@ class Refiner {
       if (target != h && std::find(candidates_.begin(), candidates_.end(), target) == candidates_.end()) candidates_.push_back(target);
     }
     for (int target : candidates_) {
-      double v_delta = cost(v, target) - here;
+      double v_delta = cost(v, target) - here, apart = m_.hops(h, target);
       for (int u : members_[static_cast<size_t>(target)]) {
         // v and u trade hosts; an edge between them keeps its length, which both deltas miscount.
-        double delta = v_delta + cost(u, h) - cost(u, target) + 2 * partner_bytes_[static_cast<size_t>(u)] * m_.hops(h, target);
+        double u_here = here_[static_cast<size_t>(u)], shared = 2 * partner_bytes_[static_cast<size_t>(u)] * apart;
+        // cost(u, h) >= 0: when even 0 there would not beat the best, skip computing it. Exact (rounding
+        // is monotone, the sum is formed in the same order), and most u are skipped.
+        if (v_delta - u_here + shared >= best) continue;
+        double delta = v_delta + cost(u, h) - u_here + shared;
         if (delta < best) best = delta, best_u = u;
       }
     }
@@ -70,6 +75,13 @@ class Refiner {
     position_[static_cast<size_t>(u)] = pv;
     host_of_[static_cast<size_t>(v)] = hu;
     host_of_[static_cast<size_t>(u)] = hv;
+    for (int x : {v, u}) {  // the cost where they are changed for both and their partners
+      here_[static_cast<size_t>(x)] = cost(x, host_of_[static_cast<size_t>(x)]);
+      for (int64_t i = g_.row_begin(x); i < g_.row_end(x); ++i) {
+        int y = g_.neighbor(i);
+        here_[static_cast<size_t>(y)] = cost(y, host_of_[static_cast<size_t>(y)]);
+      }
+    }
   }
 
   const CommGraph &g_;
@@ -78,6 +90,7 @@ class Refiner {
   std::vector<std::vector<int>> members_;  // vertices on each host
   std::vector<int> position_;              // index of each vertex in its host's list
   std::vector<double> partner_bytes_;      // bytes to the vertex being improved
+  std::vector<double> here_;               // cost(v, host of v), kept current through swaps
   std::vector<int> candidates_;
 };
 

@@ -28,7 +28,7 @@ struct TopologyTree {
     one leaf switch become one node with a child per host, while a torus gives a
     mostly binary tree. Ties (many on a torus) are broken in an order shuffled
     by @p seed; seed 0 keeps the input order. */
-TopologyTree neighbor_joining_tree(const std::vector<float> &distance, int n, unsigned seed = 0);
+TopologyTree neighbor_joining_tree(std::vector<float> distance, int n, unsigned seed = 0);
 
 /** The fabric's own switch hierarchy over @p hosts (topo::host_hierarchy): leaf
     switches, then the levels above; leaves are positions in @p hosts. */

@@ -1,0 +1,144 @@
+// Generates an unstructured 3D mesh as a MatrixMarket pattern matrix, for the
+// task-mapping benchmark (bench/mapping.sh): `canopy map --graph mesh.mtx
+// --parts P` then partitions its rows with METIS into P processes, as the paper
+// does with F1, audikw_1 and nlpkkt120.
+//
+// The points are random in the unit box with a graded density, as a mesh
+// refined towards a feature: half of them uniform, a quarter packed towards
+// the corner (0,0,0) (coordinates squared), a quarter in a small ball. Each
+// point is joined to its k nearest neighbours (a k-nearest-neighbour graph,
+// made symmetric), found through a uniform grid of buckets. Same seed, same file.
+//
+//   bench_gen_mesh --points 524288 --neighbors 10 --seed 1 -o mesh.mtx
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "common/error.h"
+#include "common/file_io.h"
+
+namespace {
+
+struct Point {
+  double x, y, z;
+};
+
+std::vector<Point> graded_points(int n, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::vector<Point> points(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    Point p{u(rng), u(rng), u(rng)};
+    if (i % 4 == 2) p = {p.x * p.x, p.y * p.y, p.z * p.z};
+    if (i % 4 == 3) {  // inside a ball of radius 0.1 around (0.7, 0.6, 0.5), denser at its centre
+      double r = 0.1 * u(rng), theta = std::acos(2 * u(rng) - 1), phi = 2 * M_PI * u(rng);
+      p = {0.7 + r * std::sin(theta) * std::cos(phi), 0.6 + r * std::sin(theta) * std::sin(phi), 0.5 + r * std::cos(theta)};
+    }
+    points[static_cast<size_t>(i)] = p;
+  }
+  return points;
+}
+
+// Points sorted into cells x cells x cells buckets (counting sort).
+class BucketGrid {
+ public:
+  BucketGrid(const std::vector<Point> &points, int cells) : cells_(cells), start_(static_cast<size_t>(cells) * cells * cells + 1, 0) {
+    std::vector<int> cell(points.size());
+    for (size_t i = 0; i < points.size(); ++i) cell[i] = cell_of(points[i]), ++start_[static_cast<size_t>(cell[i]) + 1];
+    for (size_t c = 1; c < start_.size(); ++c) start_[c] += start_[c - 1];
+    order_.resize(points.size());
+    std::vector<int> fill(start_.begin(), start_.end() - 1);
+    for (size_t i = 0; i < points.size(); ++i) order_[static_cast<size_t>(fill[static_cast<size_t>(cell[i])]++)] = static_cast<int>(i);
+  }
+
+  int cells() const { return cells_; }
+  int coord(double x) const { return std::clamp(static_cast<int>(x * cells_), 0, cells_ - 1); }
+  // Calls f(point) for every point of cell (i, j, k), which must be inside the grid.
+  template <typename F>
+  void each(int i, int j, int k, F f) const {
+    size_t c = (static_cast<size_t>(k) * cells_ + j) * cells_ + i;
+    for (int t = start_[c]; t < start_[c + 1]; ++t) f(order_[static_cast<size_t>(t)]);
+  }
+
+ private:
+  int cell_of(const Point &p) const { return (coord(p.z) * cells_ + coord(p.y)) * cells_ + coord(p.x); }
+  int cells_;
+  std::vector<int> start_, order_;
+};
+
+// The k nearest neighbours of point v: shells of cells at growing Chebyshev
+// radius r, until k candidates are known and none nearer can lie further out.
+std::vector<int> nearest(const std::vector<Point> &pts, const BucketGrid &grid, int v, int k) {
+  const Point &p = pts[static_cast<size_t>(v)];
+  std::vector<std::pair<double, int>> best;  // (squared distance, point), the k best so far
+  auto consider = [&](int u) {
+    if (u == v) return;
+    const Point &q = pts[static_cast<size_t>(u)];
+    double d = (p.x - q.x) * (p.x - q.x) + (p.y - q.y) * (p.y - q.y) + (p.z - q.z) * (p.z - q.z);
+    if (static_cast<int>(best.size()) == k && d >= best.back().first) return;
+    best.insert(std::upper_bound(best.begin(), best.end(), std::make_pair(d, u)), {d, u});
+    if (static_cast<int>(best.size()) > k) best.pop_back();
+  };
+  int ci = grid.coord(p.x), cj = grid.coord(p.y), ck = grid.coord(p.z), n = grid.cells();
+  for (int r = 0; r < n; ++r) {
+    for (int k3 = std::max(0, ck - r); k3 <= std::min(n - 1, ck + r); ++k3)
+      for (int j = std::max(0, cj - r); j <= std::min(n - 1, cj + r); ++j)
+        for (int i = std::max(0, ci - r); i <= std::min(n - 1, ci + r); ++i)
+          if (std::max({std::abs(i - ci), std::abs(j - cj), std::abs(k3 - ck)}) == r) grid.each(i, j, k3, consider);
+    double reach = static_cast<double>(r) / n;  // every point within this distance has been seen
+    if (static_cast<int>(best.size()) == k && best.back().first <= reach * reach) break;
+  }
+  std::vector<int> out;
+  for (auto &entry : best) out.push_back(entry.second);
+  return out;
+}
+
+std::string matrix_market(const std::vector<Point> &pts, int k) {
+  BucketGrid grid(pts, std::max(1, static_cast<int>(std::cbrt(pts.size() / 2.0))));
+  std::vector<std::pair<int, int>> entries;  // (row, column), row > column, 0-based
+  for (int v = 0; v < static_cast<int>(pts.size()); ++v)
+    for (int u : nearest(pts, grid, v, k)) entries.emplace_back(std::max(u, v), std::min(u, v));
+  std::sort(entries.begin(), entries.end());
+  entries.erase(std::unique(entries.begin(), entries.end()), entries.end());
+  std::string out = "%%MatrixMarket matrix coordinate pattern symmetric\n% canopy bench_gen_mesh: graded random points, k-nearest-neighbour graph\n";
+  out += std::to_string(pts.size()) + " " + std::to_string(pts.size()) + " " + std::to_string(entries.size() + pts.size()) + "\n";
+  char line[48];
+  size_t next = 0;
+  for (size_t row = 0; row < pts.size(); ++row) {
+    for (; next < entries.size() && static_cast<size_t>(entries[next].first) == row; ++next) {
+      std::snprintf(line, sizeof line, "%d %d\n", entries[next].first + 1, entries[next].second + 1);
+      out += line;
+    }
+    std::snprintf(line, sizeof line, "%zu %zu\n", row + 1, row + 1);  // the diagonal, as a real matrix has
+    out += line;
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  CLI::App app{"Unstructured 3D mesh (graded random points, k-nearest-neighbour graph) as a MatrixMarket pattern matrix"};
+  int points = 0, neighbors = 10;
+  unsigned seed = 1;
+  std::string output;
+  app.add_option("--points", points, "Mesh points (matrix rows)")->required()->check(CLI::Range(2, 1 << 26));
+  app.add_option("--neighbors", neighbors, "Nearest neighbours joined to every point")->capture_default_str()->check(CLI::Range(1, 64));
+  app.add_option("--seed", seed, "Random seed")->capture_default_str();
+  app.add_option("-o,--output", output, "MatrixMarket file to write")->required();
+  CLI11_PARSE(app, argc, argv);
+  try {
+    neighbors = std::min(neighbors, points - 1);
+    canopy::write_file_atomic(output, matrix_market(graded_points(points, seed), neighbors));
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "bench_gen_mesh: error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,205 @@
+// Runs every mapping algorithm on one instance (a communication graph on an
+// allocation) and appends one JSON line per algorithm to --out: hop-bytes, link
+// loads, the mapping's per-phase seconds (wall and CPU) and its memory. Driven
+// by bench/mapping.sh, which generates the instances; bench/mapping_report.py
+// turns the lines into tables. A benchmark, not a test.
+//
+//   bench_map --graph mesh.mtx --parts 1024 --fabric dump --hosts job.hosts --ppn 16
+//             --algorithms identity,block,greedy,rt,rb,scotch --instance mesh-1024 --out results.jsonl
+//
+// The inputs are loaded once (as `canopy map` loads them); each algorithm then
+// runs in a child process (fork), so that its peak memory is its own (the
+// child's peak RSS during map_processes, reset first through clear_refs, minus
+// its RSS before) and a failure stays its own.
+// An algorithm this build does not have (scotch before it lands) is recorded
+// as skipped, with a note on stderr.
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "common/file_io.h"
+#include "common/text.h"
+#include "map/loaders/graph_loaders.h"
+#include "map/mapping.h"
+#include "map/metrics.h"
+#include "topo/source.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using nlohmann::json;
+namespace map = canopy::map;
+
+struct Options {
+  std::string graph, fabric, hosts, node, algorithms = "identity,block,greedy,rt,rb,scotch";
+  std::string instance, machine, out;
+  int ppn = 16, parts = 0, seed = 1;
+};
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+// A field of /proc/self/status in KiB ("VmRSS", "VmHWM"); -1 if missing.
+long status_kib(const char *field) {
+  long value = -1;
+  if (FILE *f = std::fopen("/proc/self/status", "r")) {
+    char line[256];
+    size_t length = std::strlen(field);
+    while (std::fgets(line, sizeof line, f))
+      if (std::strncmp(line, field, length) == 0 && line[length] == ':') value = std::atol(line + length + 1);
+    std::fclose(f);
+  }
+  return value;
+}
+
+// Resets the peak RSS (VmHWM) to the current RSS (Linux >= 4.0); false if refused.
+bool reset_peak_rss() {
+  FILE *f = std::fopen("/proc/self/clear_refs", "w");
+  if (!f) return false;
+  bool ok = std::fputs("5", f) >= 0;
+  return std::fclose(f) == 0 && ok;
+}
+
+double load_average() {
+  double load = -1;
+  if (FILE *f = std::fopen("/proc/loadavg", "r")) {
+    if (std::fscanf(f, "%lf", &load) != 1) load = -1;
+    std::fclose(f);
+  }
+  return load;
+}
+
+json run_algorithm(const map::Problem &problem, const Options &o, const std::string &name) {
+  map::MapOptions options;
+  options.algorithm = name;
+  options.seed = o.seed;
+  bool peak_known = reset_peak_rss();
+  long before = status_kib("VmRSS");
+  map::MapResult r = map::map_processes(problem, options);
+  long extra = peak_known ? status_kib("VmHWM") - before : -1;  // the mapping's own peak memory
+  map::check_placement(problem, r.slot_of_process);
+  map::Metrics m = map::evaluate(problem, r.slot_of_process);
+  return {{"tree", r.tree}, {"refined_from", r.refined_from}, {"seconds", r.seconds}, {"metrics", map::metrics_json(m)},
+          {"extra_rss_kib", extra}, {"rss_before_kib", before}};
+}
+
+// Runs @p name in a child; the child's JSON comes back through a pipe.
+json run_in_child(const map::Problem &problem, const Options &o, const std::string &name) {
+  int fds[2];
+  if (pipe(fds) != 0) return {{"error", "pipe failed"}};
+  std::fflush(nullptr);
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    json j;
+    try {
+      j = run_algorithm(problem, o, name);
+    } catch (const std::exception &e) {
+      j = {{"error", e.what()}};
+    }
+    std::string text = j.dump();
+    for (size_t done = 0; done < text.size();) {
+      ssize_t n = write(fds[1], text.data() + done, text.size() - done);
+      if (n <= 0) _exit(1);
+      done += static_cast<size_t>(n);
+    }
+    _exit(0);
+  }
+  close(fds[1]);
+  std::string text;
+  char buffer[65536];
+  for (ssize_t n; (n = read(fds[0], buffer, sizeof buffer)) > 0;) text.append(buffer, static_cast<size_t>(n));
+  close(fds[0]);
+  int status = 0;
+  rusage usage{};
+  wait4(pid, &status, 0, &usage);
+  json j = json::parse(text, nullptr, false);
+  if (j.is_discarded() || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    j = {{"error", "child failed (status " + std::to_string(status) + ")"}};
+  j["child_max_rss_kib"] = usage.ru_maxrss;
+  return j;
+}
+
+void print_progress(const std::string &name, const json &j) {
+  if (j.contains("skipped")) return std::fprintf(stderr, "    %-9s skipped: %s\n", name.c_str(), j["skipped"].get<std::string>().c_str()), void();
+  if (j.contains("error")) return std::fprintf(stderr, "    %-9s error: %s\n", name.c_str(), j["error"].get<std::string>().c_str()), void();
+  std::fprintf(stderr, "    %-9s hop-bytes %.4g  max link %.4g  cpu %.3f s  wall %.3f s  +%.0f MiB\n", name.c_str(),
+               j["metrics"]["hop_bytes"].get<double>(), j["metrics"]["max_link_bytes"].get<double>(),
+               j["seconds"]["total_cpu"].get<double>(), j["seconds"]["total"].get<double>(),
+               static_cast<double>(j["extra_rss_kib"].get<long>()) / 1024);
+}
+
+int run(const Options &o) {
+  auto start = Clock::now();
+  map::CommGraph graph = map::load_comm_graph(o.graph, {o.parts, o.seed});
+  double graph_seconds = seconds_since(start);
+  start = Clock::now();
+  auto topology = std::make_shared<const canopy::topo::Topology>(canopy::topo::load_topology(o.fabric));
+  std::vector<int> hosts = map::allocation_hosts(*topology, canopy::read_file(o.hosts), o.hosts);
+  std::optional<map::NodeLayout> node;
+  if (!o.node.empty()) node = map::NodeLayout::from(canopy::topo::NodeTopology::load(o.node), o.ppn);
+  map::Problem problem{std::move(graph), map::Machine(topology, std::move(hosts), o.ppn, std::move(node))};
+  double machine_seconds = seconds_since(start);
+  std::fprintf(stderr, "  %s on %s: %d processes, %lld edges, %d hosts (graph %.1f s, machine %.1f s)\n", o.instance.c_str(),
+               o.machine.c_str(), problem.graph.num_vertices(), static_cast<long long>(problem.graph.num_edges()),
+               problem.machine.num_hosts(), graph_seconds, machine_seconds);
+  std::ofstream out(o.out, std::ios::app);
+  const auto &known = map::algorithm_names();
+  std::string known_list;
+  for (const std::string &k : known) known_list += (known_list.empty() ? "" : ", ") + k;
+  for (std::string_view field : canopy::split(o.algorithms, ',')) {
+    std::string name(field);
+    json j;
+    if (std::find(known.begin(), known.end(), name) == known.end())
+      j = {{"skipped", name + " is not an algorithm of this build (it has " + known_list + ")"}};
+    else
+      j = run_in_child(problem, o, name);
+    print_progress(name, j);
+    j["algorithm"] = name;
+    j["instance"] = o.instance;
+    j["machine"] = o.machine;
+    j["processes"] = problem.graph.num_vertices();
+    j["edges"] = problem.graph.num_edges();
+    j["hosts"] = problem.machine.num_hosts();
+    j["load_average"] = load_average();
+    out << j.dump() << "\n";
+  }
+  return out ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  Options o;
+  CLI::App app{"Runs every mapping algorithm on one instance; one JSON line per algorithm"};
+  app.add_option("--graph", o.graph, "Communication graph (as canopy map --graph)")->required();
+  app.add_option("--parts", o.parts, "MatrixMarket input: processes to split the rows into");
+  app.add_option("--fabric", o.fabric, "Topology source")->required();
+  app.add_option("--hosts", o.hosts, "Host file, allocation order")->required();
+  app.add_option("--ppn", o.ppn, "Slots per host")->capture_default_str();
+  app.add_option("--node-topology", o.node, "Inside of a node (intra-node mapping), e.g. 'pack:2 core:8 pu:1'");
+  app.add_option("--algorithms", o.algorithms, "Comma-separated algorithm names")->capture_default_str();
+  app.add_option("--seed", o.seed, "METIS seed")->capture_default_str();
+  app.add_option("--instance", o.instance, "Instance name for the results")->required();
+  app.add_option("--machine", o.machine, "Machine name for the results")->required();
+  app.add_option("--out", o.out, "JSON-lines file to append to")->required();
+  CLI11_PARSE(app, argc, argv);
+  try {
+    return run(o);
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "bench_map: error: %s\n", e.what());
+    return 1;
+  }
+}

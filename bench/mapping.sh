@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# Task-mapping benchmark: every mapping algorithm (identity, block, greedy, rt,
+# rb where coordinates exist, scotch when this build has it) on 3D 7- and
+# 27-point stencils, partitioned unstructured meshes, an AMR-like pattern and
+# random sparse graphs, at 256 to 65,536 processes, on fat trees with
+# scattered allocations and on 3D tori. Writes results.jsonl (raw), results.csv
+# and results.md (the tables for docs/benchmarks.md) in the output directory.
+# A benchmark, not a test. See docs/benchmarks.md ("Task mapping").
+set -euo pipefail
+
+usage() {
+  cat <<'EOF'
+Usage: bench/mapping.sh [OPTIONS]
+  --sizes LIST       processes, comma-separated multiples of 16 (default 256,1024,8192,65536)
+  --quick            --sizes 256,1024
+  --instances LIST   stencil7,stencil27,mesh,amr,random (default: all)
+  --machines LIST    fattree,torus (default: both)
+  --algorithms LIST  default identity,block,greedy,rt,rb,scotch (rb on tori only;
+                     scotch only when `canopy map` lists it)
+  --out DIR          results and generated inputs (default /tmp/canopy-bench-mapping);
+                     inputs are reused, results.jsonl is started afresh
+  --build DIR        build directory (default build)
+Inputs: 16 slots per host, node 'pack:2 core:8 pu:1'. Fat tree: gen_fabric.py dump
+(forwarding tables) with twice the hosts needed, the job on a random half, host
+file shuffled. Torus: a cube with one host per router, every host allocated in
+shuffled order (256 processes: 16 random hosts of a 4x4x4 torus).
+EOF
+}
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(dirname "$HERE")"
+SIZES=256,1024,8192,65536 INSTANCES=stencil7,stencil27,mesh,amr,random MACHINES=fattree,torus
+ALGORITHMS=identity,block,greedy,rt,rb,scotch OUT=/tmp/canopy-bench-mapping BUILD="$ROOT/build"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) SIZES=256,1024; shift; continue ;;
+    -h|--help) usage; exit 0 ;;
+    --sizes) SIZES="${2-}" ;; --instances) INSTANCES="${2-}" ;; --machines) MACHINES="${2-}" ;;
+    --algorithms) ALGORITHMS="${2-}" ;; --out) OUT="${2-}" ;; --build) BUILD="${2-}" ;;
+    *) echo "mapping.sh: error: unknown option $1 (see --help)" >&2; exit 2 ;;
+  esac
+  shift 2 || { echo "mapping.sh: error: $1 needs a value" >&2; exit 2; }
+done
+die() { echo "mapping.sh: error: $*" >&2; exit 1; }
+for tool in bin/canopy bin/bench_map bin/bench_gen_mesh; do
+  [ -x "$BUILD/$tool" ] || die "$BUILD/$tool not built (cmake --build $BUILD --target canopy_tool bench_map bench_gen_mesh)"
+done
+if [[ ",$ALGORITHMS," == *,scotch,* ]] && ! "$BUILD/bin/canopy" map --help | grep -q scotch; then
+  echo "note: this build's canopy map has no scotch algorithm; Scotch is left out of the comparison" >&2
+  ALGORITHMS="$(echo ",$ALGORITHMS," | sed 's/,scotch,/,/; s/^,//; s/,$//')"
+fi
+NODE='pack:2 core:8 pu:1' PPN=16
+mkdir -p "$OUT/inputs"
+RESULTS="$OUT/results.jsonl"
+: > "$RESULTS"
+IN="$OUT/inputs"
+
+# The most balanced X x Y x Z factorisation of N (X >= Y >= Z); divisors only.
+grid_dims() {
+  python3 -c "
+n=$1; divisors=[d for d in range(1,n+1) if n%d==0]
+best=min((x-n//(x*y),(x,y,n//(x*y))) for x in divisors for y in divisors if y<=x and n%(x*y)==0 and n//(x*y)<=y)
+print('x'.join(map(str,best[1])))"
+}
+
+# The communication graph of an instance (generated once); prints its spec and --parts.
+make_graph() {
+  local kind=$1 p=$2 file
+  case "$kind" in
+    stencil7|stencil27)
+      file="$IN/$kind-$p.graph"
+      [ -s "$file" ] || python3 "$ROOT/scripts/gen_comm_graph.py" stencil --dims "$(grid_dims "$p")" \
+        --points "${kind#stencil}" --bytes 65536 -o "$file"
+      echo "$file 0" ;;
+    mesh)  # 16 matrix rows per process, at most 2^20 rows
+      local rows=$((p * 16 > 1048576 ? 1048576 : p * 16))
+      file="$IN/mesh-$rows.mtx"
+      [ -s "$file" ] || "$BUILD/bin/bench_gen_mesh" --points "$rows" --neighbors 10 --seed 1 -o "$file"
+      echo "$file $p" ;;
+    amr)
+      file="$IN/amr-$p.graph"
+      [ -s "$file" ] || python3 "$ROOT/scripts/gen_comm_graph.py" amr --processes "$p" --seed 1 -o "$file"
+      echo "$file 0" ;;
+    random)
+      file="$IN/random-$p.graph"
+      [ -s "$file" ] || python3 "$ROOT/scripts/gen_comm_graph.py" random --processes "$p" --degree 8 --seed 1 -o "$file"
+      echo "$file 0" ;;
+    *) die "unknown instance $kind" ;;
+  esac
+}
+
+# Picks COUNT of the lines of stdin at random (seeded), in random order.
+scatter() { python3 -c "
+import random, sys
+lines = sys.stdin.read().split(); random.Random($2).shuffle(lines); print('\n'.join(lines[:$1]))"; }
+
+# The fabric and host file of a machine; prints "SOURCE HOSTFILE".
+make_machine() {
+  local kind=$1 hosts=$2
+  case "$kind" in
+    fattree)
+      local dump="$IN/fattree-$((2 * hosts))"
+      if [ ! -f "$dump/manifest.json" ]; then
+        rm -rf "$dump"
+        python3 "$ROOT/scripts/gen_fabric.py" dump --hosts $((2 * hosts)) --out "$dump" >&2
+      fi
+      sed -n 's/^Ca.*# "\(.*\)"$/\1/p' "$dump/ibnetdiscover.txt" | scatter "$hosts" 1 > "$dump.$hosts.hosts"
+      [ -s "$dump.$hosts.hosts" ] || die "could not list the hosts of $dump"
+      echo "$dump $dump.$hosts.hosts" ;;
+    torus)
+      local side
+      side=$(python3 -c "
+h=$hosts; c=round(h ** (1 / 3))
+print(c if c ** 3 == h else next(s for s in range(2, 99) if s ** 3 >= 2 * h))")
+      local file="$IN/torus-$side.torus"
+      [ -s "$file" ] || python3 -c "
+s=$side; print(f'dims {s} {s} {s}')
+for z in range(s):
+  for y in range(s):
+    for x in range(s): print(f'host t{x}-{y}-{z} {x} {y} {z}')" > "$file"
+      grep '^host' "$file" | awk '{print $2}' | scatter "$hosts" 1 > "$file.$hosts.hosts"
+      echo "torus:$file $file.$hosts.hosts" ;;
+    *) die "unknown machine $kind" ;;
+  esac
+}
+
+echo "task-mapping benchmark: sizes $SIZES; instances $INSTANCES; machines $MACHINES; algorithms $ALGORITHMS" >&2
+echo "results: $RESULTS (load average now: $(cut -d' ' -f1-3 /proc/loadavg))" >&2
+for p in ${SIZES//,/ }; do
+  [ $((p % PPN)) -eq 0 ] || die "size $p is not a multiple of $PPN"
+  for machine in ${MACHINES//,/ }; do
+    read -r fabric hostfile < <(make_machine "$machine" $((p / PPN))) || { echo "  (could not make the $machine machine; going on)" >&2; continue; }
+    algorithms="$ALGORITHMS"
+    [ "$machine" = torus ] || algorithms="$(echo ",$algorithms," | sed 's/,rb,/,/; s/^,//; s/,$//')"
+    for instance in ${INSTANCES//,/ }; do
+      echo "[$(date +%H:%M:%S)] $instance, $p processes, $machine (load $(cut -d' ' -f1 /proc/loadavg))" >&2
+      read -r graph parts < <(make_graph "$instance" "$p") || { echo "  (could not generate $instance; going on)" >&2; continue; }
+      "$BUILD/bin/bench_map" --graph "$graph" --parts "$parts" --fabric "$fabric" --hosts "$hostfile" --ppn $PPN \
+        --node-topology "$NODE" --algorithms "$algorithms" --instance "$instance" --machine "$machine" --out "$RESULTS" ||
+        echo "  (bench_map failed on this instance; going on)" >&2
+    done
+  done
+done
+python3 "$HERE/mapping_report.py" "$RESULTS" --csv "$OUT/results.csv" --markdown "$OUT/results.md"
+echo "tables: $OUT/results.md; raw: $RESULTS, $OUT/results.csv" >&2

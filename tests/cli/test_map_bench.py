@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""bench/mapping.sh end to end at its smallest size: every instance kind on both
+machine kinds, every algorithm of this build, the raw results and the tables.
+Checks the generators (27-point stencil edge count, symmetric mesh matrix) and
+what the results must satisfy: every run succeeded, rt and rb are never worse
+in hop-bytes than identity or block (the refinement's guard).
+
+Usage: test_map_bench.py BUILD_DIR SOURCE_DIR"""
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+BUILD, SOURCE = sys.argv[1], sys.argv[2]
+failures = []
+TMP = tempfile.mkdtemp(prefix="canopy_map_bench_")
+
+
+def check(name, condition, detail=""):
+    print(("ok   " if condition else "FAIL ") + name + ("" if condition else f": {detail}"))
+    if not condition:
+        failures.append(name)
+
+
+def test_generators():
+    out = os.path.join(TMP, "s27.edges")
+    subprocess.run([sys.executable, os.path.join(SOURCE, "scripts/gen_comm_graph.py"), "stencil", "--dims", "4x3x2",
+                    "--points", "27", "--format", "edges", "-o", out], check=True)
+    edges = [line for line in open(out) if not line.startswith("processes")]
+    # Pairs of cells at Chebyshev distance 1 in a 4x3x2 grid: (3*3*3 - 1) / 2 offsets, counted per axis.
+    expected = sum(max(0, 4 - abs(a)) * max(0, 3 - abs(b)) * max(0, 2 - abs(c))
+                   for a in (-1, 0, 1) for b in (-1, 0, 1) for c in (-1, 0, 1) if (a, b, c) != (0, 0, 0)) // 2
+    check("27-point stencil has every neighbour pair once", len(edges) == expected, f"{len(edges)} != {expected}")
+    mesh = os.path.join(TMP, "mesh.mtx")
+    subprocess.run([os.path.join(BUILD, "bin/bench_gen_mesh"), "--points", "500", "--neighbors", "6", "-o", mesh], check=True)
+    lines = [line.split() for line in open(mesh) if not line.startswith("%")]
+    rows, _, nnz = map(int, lines[0])
+    entries = lines[1:]
+    check("mesh matrix: announced entries", len(entries) == nnz, f"{len(entries)} != {nnz}")
+    check("mesh matrix: lower triangle with a full diagonal",
+          all(int(r) >= int(c) for r, c in entries) and sum(r == c for r, c in entries) == rows)
+    degree = [0] * (rows + 1)
+    for r, c in entries:
+        if r != c:
+            degree[int(r)] += 1
+            degree[int(c)] += 1
+    check("mesh matrix: every point has at least its k neighbours", min(degree[1:]) >= 6, min(degree[1:]))
+
+
+def test_benchmark():
+    out = os.path.join(TMP, "bench")
+    r = subprocess.run([os.path.join(SOURCE, "bench/mapping.sh"), "--sizes", "256", "--build", BUILD, "--out", out],
+                       capture_output=True, text=True, timeout=600)
+    check("mapping.sh exits 0", r.returncode == 0, r.stderr[-2000:])
+    check("mapping.sh reports progress", "stencil27, 256 processes, torus" in r.stderr, r.stderr[-500:])
+    results = [json.loads(line) for line in open(os.path.join(out, "results.jsonl"))]
+    algorithms = {(x["machine"], x["instance"]): set() for x in results}
+    for x in results:
+        algorithms[(x["machine"], x["instance"])].add(x["algorithm"])
+        check(f"{x['machine']}/{x['instance']}/{x['algorithm']} ran", "metrics" in x or "skipped" in x, x.get("error"))
+    check("10 instances", len(algorithms) == 10, sorted(algorithms))
+    for (machine, instance), names in algorithms.items():
+        want = {"identity", "block", "greedy", "rt"} | ({"rb"} if machine == "torus" else set())
+        check(f"{machine}/{instance}: every algorithm", want <= names, names)
+    by = {(x["machine"], x["instance"], x["algorithm"]): x for x in results if "metrics" in x}
+    for (machine, instance, name), x in by.items():
+        if name in ("rt", "rb"):
+            floor = min(by[(machine, instance, b)]["metrics"]["hop_bytes"] for b in ("identity", "block"))
+            check(f"{machine}/{instance}/{name} not above identity or block",
+                  x["metrics"]["hop_bytes"] <= floor * (1 + 1e-9), (x["metrics"]["hop_bytes"], floor))
+    rows = list(csv.DictReader(open(os.path.join(out, "results.csv"))))
+    check("CSV has a row per run", len(rows) == len(results), (len(rows), len(results)))
+    table = open(os.path.join(out, "results.md")).read()
+    check("markdown tables", "### Hop-bytes relative to the best baseline" in table and "### Targets" in table
+          and table.count("| torus | mesh | 256 |") == 3, table[:400])
+
+
+try:
+    test_generators()
+    test_benchmark()
+finally:
+    shutil.rmtree(TMP, ignore_errors=True)
+print(f"{len(failures)} failure(s)")
+sys.exit(1 if failures else 0)
