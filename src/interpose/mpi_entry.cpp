@@ -1,10 +1,11 @@
 // MPI_* entry points of libcanopy-mpi.so: linked before libmpi (or LD_PRELOADed),
 // these definitions win over the library's, and PMPI_* reaches the real ones.
-// Only the collectives listed here are intercepted; CANOPY_DISABLE=1 makes
+// Only the collectives and graph constructors listed here are intercepted; CANOPY_DISABLE=1 makes
 // every one a plain pass-through.
 #include <mpi.h>
 
 #include "coll/dispatch.h"
+#include "topomap/topomap.h"
 
 #define CANOPY_MPI_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -54,4 +55,32 @@ CANOPY_MPI_EXPORT int MPI_Allreduce(const void *sendbuf, void *recvbuf, int coun
                                     MPI_Comm comm) {
   if (canopy::coll::disabled()) return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
   return canopy::coll::allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+}
+
+// Distributed-graph creation with reorder = 1: MPI builds the graph without reordering,
+// then Canopy maps it and returns a renumbered communicator (src/topomap/topomap.h).
+CANOPY_MPI_EXPORT int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
+                                                     const int sourceweights[], int outdegree,
+                                                     const int destinations[], const int destweights[],
+                                                     MPI_Info info, int reorder, MPI_Comm *comm_dist_graph) {
+  auto create = [&](int reorder_flag, MPI_Comm *out) {
+    return PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations,
+                                           destweights, info, reorder_flag, out);
+  };
+  if (!canopy::topomap::should_reorder(comm_old, reorder)) return create(reorder, comm_dist_graph);
+  MPI_Comm graph = MPI_COMM_NULL;
+  if (int rc = create(0, &graph); rc != MPI_SUCCESS) return rc;
+  return canopy::topomap::reorder_graph(comm_old, graph, info, comm_dist_graph);
+}
+
+CANOPY_MPI_EXPORT int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[],
+                                            const int destinations[], const int weights[], MPI_Info info,
+                                            int reorder, MPI_Comm *comm_dist_graph) {
+  auto create = [&](int reorder_flag, MPI_Comm *out) {
+    return PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder_flag, out);
+  };
+  if (!canopy::topomap::should_reorder(comm_old, reorder)) return create(reorder, comm_dist_graph);
+  MPI_Comm graph = MPI_COMM_NULL;
+  if (int rc = create(0, &graph); rc != MPI_SUCCESS) return rc;
+  return canopy::topomap::reorder_graph(comm_old, graph, info, comm_dist_graph);
 }

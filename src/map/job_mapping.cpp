@@ -1,0 +1,173 @@
+#include "map/job_mapping.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <optional>
+
+#include "common/error.h"
+#include "common/log.h"
+#include "map/mapping.h"
+#include "map/metrics.h"
+#include "topo/loaders/loaders.h"
+#include "topo/node_topology.h"
+#include "topo/source.h"
+
+namespace canopy::map {
+namespace {
+
+constexpr size_t kHostsPerSwitch = 254;  // the model's port limit
+constexpr size_t kHostsPerLeaf = 253;    // and one uplink
+
+// The job's slots: hosts in the order of their lowest rank, each host's slots in
+// rank order, so slot_of_rank is where every process sits now.
+struct JobSlots {
+  std::vector<std::string> hosts;
+  int per_host = 0;
+  std::vector<int> slot_of_rank, rank_of_slot;
+};
+
+// The slots, or nullopt (with @p why) when the hosts hold unequal numbers of ranks.
+std::optional<JobSlots> job_slots(const std::vector<std::string> &host_of_rank, std::string &why) {
+  JobSlots s;
+  std::map<std::string, int> index;
+  std::vector<std::vector<int>> ranks_on;
+  for (size_t r = 0; r < host_of_rank.size(); ++r) {
+    auto [it, added] = index.emplace(host_of_rank[r], static_cast<int>(s.hosts.size()));
+    if (added) {
+      s.hosts.push_back(host_of_rank[r]);
+      ranks_on.emplace_back();
+    }
+    ranks_on[static_cast<size_t>(it->second)].push_back(static_cast<int>(r));
+  }
+  s.per_host = static_cast<int>(ranks_on.front().size());
+  for (size_t h = 0; h < ranks_on.size(); ++h)
+    if (static_cast<int>(ranks_on[h].size()) != s.per_host) {
+      why = "hosts hold unequal numbers of ranks (" + s.hosts.front() + ": " + std::to_string(s.per_host) + ", " +
+            s.hosts[h] + ": " + std::to_string(ranks_on[h].size()) + ")";
+      return std::nullopt;
+    }
+  s.slot_of_rank.resize(host_of_rank.size());
+  for (const std::vector<int> &ranks : ranks_on)
+    for (int rank : ranks) {
+      s.slot_of_rank[static_cast<size_t>(rank)] = static_cast<int>(s.rank_of_slot.size());
+      s.rank_of_slot.push_back(rank);
+    }
+  return s;
+}
+
+std::shared_ptr<const topo::Topology> job_fabric(const JobMapRequest &request, const std::vector<std::string> &hosts) {
+  if (request.fabric.empty()) return std::make_shared<const topo::Topology>(single_switch_model(hosts));
+  return std::make_shared<const topo::Topology>(topo::load_topology(request.fabric));
+}
+
+std::vector<int> fabric_hosts(const topo::Topology &fabric, const JobSlots &slots, const std::string &source) {
+  std::vector<int> nodes;
+  for (const std::string &host : slots.hosts) {
+    int node = fabric.find_host(host);
+    if (node < 0) throw Error(CANOPY_ERR_NOT_FOUND, "host '" + host + "' of the job is not in the fabric " + source);
+    nodes.push_back(node);
+  }
+  return nodes;
+}
+
+// The node layout for intra-node mapping, or none (with a note) when the node
+// cannot hold the host's slots one per core.
+std::optional<NodeLayout> node_layout(const std::string &spec, int per_host, std::string &note) {
+  if (spec.empty()) return std::nullopt;
+  try {
+    return NodeLayout::from(topo::NodeTopology::load(spec), per_host);
+  } catch (const Error &e) {
+    note = "; no intra-node mapping (" + std::string(e.what()) + ")";
+    return std::nullopt;
+  }
+}
+
+// Lower hop-bytes, or equal hop-bytes and fewer bytes across sockets.
+bool better(const Metrics &a, const Metrics &b) {
+  if (a.hop_bytes != b.hop_bytes) return a.hop_bytes < b.hop_bytes;
+  return a.cross_socket_bytes < b.cross_socket_bytes;
+}
+
+std::string number(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", value);
+  return text;
+}
+
+JobMapping keep_order(size_t ranks, std::string summary) {
+  JobMapping m;
+  m.new_rank.resize(ranks);
+  for (size_t r = 0; r < ranks; ++r) m.new_rank[r] = static_cast<int>(r);
+  m.summary = std::move(summary);
+  return m;
+}
+
+}  // namespace
+
+topo::Topology single_switch_model(const std::vector<std::string> &hosts) {
+  std::string conf;
+  auto join = [](const std::vector<std::string> &names, size_t begin, size_t end) {
+    std::string list;
+    for (size_t i = begin; i < end; ++i) list += (i > begin ? "," : "") + names[i];
+    return list;
+  };
+  if (hosts.size() <= kHostsPerSwitch) {
+    conf = "SwitchName=canopy-switch Nodes=" + join(hosts, 0, hosts.size()) + "\n";
+  } else {
+    std::vector<std::string> leaves;
+    for (size_t begin = 0; begin < hosts.size(); begin += kHostsPerLeaf) {
+      leaves.push_back("canopy-leaf" + std::to_string(leaves.size()));
+      conf += "SwitchName=" + leaves.back() + " Nodes=" + join(hosts, begin, std::min(hosts.size(), begin + kHostsPerLeaf)) + "\n";
+    }
+    conf += "SwitchName=canopy-spine Switches=" + join(leaves, 0, leaves.size()) + "\n";
+  }
+  topo::Topology model = topo::load_slurm_topology(conf, "single-switch model");
+  model.set_source("single-switch model");
+  return model;
+}
+
+JobMapping map_job(const JobMapRequest &request) {
+  const size_t ranks = request.host_of_rank.size();
+  if (ranks == 0 || static_cast<size_t>(request.graph.num_vertices()) != ranks)
+    throw Error(CANOPY_ERR_INVALID_ARG, "the graph has " + std::to_string(request.graph.num_vertices()) +
+                                            " vertices for " + std::to_string(ranks) + " ranks");
+  std::string why;
+  std::optional<JobSlots> slots = job_slots(request.host_of_rank, why);
+  if (!slots) {
+    CANOPY_LOG(Warn, "task mapping: %s: ranks keep their order", why.c_str());
+    return keep_order(ranks, why + ": ranks keep their order");
+  }
+  auto fabric = job_fabric(request, slots->hosts);
+  std::string source = request.fabric.empty() ? "single-switch model" : request.fabric;
+  std::string note;
+  std::optional<NodeLayout> node = node_layout(request.node_topology, slots->per_host, note);
+  Problem problem{request.graph, Machine(fabric, fabric_hosts(*fabric, *slots, source), slots->per_host, std::move(node))};
+  MapOptions options;
+  options.algorithm = request.algorithm;
+  MapResult result = map_processes(problem, options);
+  Metrics now = evaluate(problem, slots->slot_of_rank), mapped = evaluate(problem, result.slot_of_process);
+
+  std::string summary = std::to_string(ranks) + " ranks on " + std::to_string(slots->hosts.size()) + " hosts x " +
+                        std::to_string(slots->per_host) + ", fabric " + source + note + ", algorithm " +
+                        result.algorithm + (result.tree.empty() ? "" : " (tree " + result.tree + ")") +
+                        ": hop-bytes " + number(now.hop_bytes) + " -> " + number(mapped.hop_bytes);
+  if (mapped.cross_socket_bytes >= 0)
+    summary += ", cross-socket bytes " + number(now.cross_socket_bytes) + " -> " + number(mapped.cross_socket_bytes);
+  if (!better(mapped, now)) return keep_order(ranks, summary + "; no better than the current placement: ranks keep their order");
+
+  JobMapping m;
+  m.new_rank.resize(ranks);
+  size_t moved = 0;
+  for (size_t v = 0; v < ranks; ++v) {
+    int old_rank = slots->rank_of_slot[static_cast<size_t>(result.slot_of_process[v])];
+    m.new_rank[static_cast<size_t>(old_rank)] = static_cast<int>(v);
+    moved += static_cast<size_t>(old_rank) != v;
+  }
+  m.mapped = true;
+  m.summary = summary + "; " + std::to_string(moved) + " ranks renumbered";
+  return m;
+}
+
+}  // namespace canopy::map

@@ -1,0 +1,44 @@
+// Task mapping of a running job: which new rank each process of an MPI
+// communicator takes so that the communicator's graph sits well on the machine.
+// MPI-free (the MPI entry points in src/topomap/ gather the inputs and spread
+// the answer), so unit tests drive it directly.
+//
+// The processes are where the launcher put them: the slot of a process is its
+// current location. Graph vertex v is old rank v; the mapping puts vertex v on
+// slot sigma(v), so the process sitting at slot sigma(v) takes new rank v.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "map/comm_graph.h"
+#include "topo/topology.h"
+
+namespace canopy::map {
+
+struct JobMapRequest {
+  std::vector<std::string> host_of_rank;  // host name of every (old) rank
+  CommGraph graph;                        // vertex v = old rank v
+  std::string fabric;                     // topology source; "": a single-switch model of the hosts
+  std::string node_topology;              // "live", hwloc XML, synthetic string; "": no intra-node mapping
+  std::string algorithm = "rt";           // any of algorithm_names()
+};
+
+struct JobMapping {
+  std::vector<int> new_rank;  // old rank -> new rank, a permutation
+  bool mapped = false;        // false: every rank keeps its rank (summary says why)
+  std::string summary;        // one line for the log: the machine, the algorithm, the gain
+};
+
+/** Maps the job. Ranks keep their order (mapped = false) when the hosts hold
+    unequal numbers of ranks, or when the mapping is not strictly better than the
+    current placement (hop-bytes, then cross-socket bytes). Throws Error for bad
+    input: an unknown algorithm, a fabric that cannot be loaded or lacks a host,
+    rb without coordinates. */
+JobMapping map_job(const JobMapRequest &request);
+
+/** The fabric assumed when none is named: every host on one switch (one hop
+    from the switch, two between hosts); above 254 hosts (a switch's port limit)
+    leaf switches of 253 hosts, in the given order, under one spine. */
+topo::Topology single_switch_model(const std::vector<std::string> &hosts);
+
+}  // namespace canopy::map

@@ -1,0 +1,303 @@
+#include "topomap/topomap.h"
+
+#include <algorithm>
+
+#include "canopy/status.h"
+#include "coll/dispatch.h"
+#include "coll/p2p.h"
+#include "coll/plan/layout.h"
+#include "common/error.h"
+#include "common/log.h"
+#include "common/params.h"
+#include "map/job_mapping.h"
+
+namespace canopy::topomap {
+namespace {
+
+using coll::check_mpi;
+
+// A rank's neighbourhood in a distributed graph, as MPI_Dist_graph_neighbors gives it.
+struct Adjacency {
+  int weighted = 0;
+  std::vector<int> sources, source_weights, destinations, destination_weights;
+};
+
+// What one rank contributes to the decision: its host and its out-edges, or that it failed.
+struct LocalPart {
+  canopy_status_t status = CANOPY_SUCCESS;
+  std::string host;
+  Adjacency adjacency;
+};
+
+Adjacency adjacency_of(MPI_Comm graph) {
+  Adjacency a;
+  int in = 0, out = 0;
+  check_mpi(PMPI_Dist_graph_neighbors_count(graph, &in, &out, &a.weighted), "MPI_Dist_graph_neighbors_count");
+  // At least one element each: an empty vector's data() may be null, which an MPI may read as MPI_UNWEIGHTED.
+  std::vector<int> sources(std::max(in, 1)), sw(std::max(in, 1)), dests(std::max(out, 1)), dw(std::max(out, 1));
+  check_mpi(PMPI_Dist_graph_neighbors(graph, in, sources.data(), sw.data(), out, dests.data(), dw.data()),
+            "MPI_Dist_graph_neighbors");
+  a.sources.assign(sources.begin(), sources.begin() + in);
+  a.destinations.assign(dests.begin(), dests.begin() + out);
+  if (a.weighted) {
+    a.source_weights.assign(sw.begin(), sw.begin() + in);
+    a.destination_weights.assign(dw.begin(), dw.begin() + out);
+  } else {  // an unweighted edge counts 1
+    a.source_weights.assign(static_cast<size_t>(in), 1);
+    a.destination_weights.assign(static_cast<size_t>(out), 1);
+  }
+  return a;
+}
+
+// The host this rank is on, as the collectives' hierarchy sees it.
+std::string host_name() {
+  if (std::string path = param_string("hostmap"); !path.empty()) {
+    std::vector<std::string> hosts = coll::load_hostmap(path);
+    int world_rank = 0;
+    check_mpi(PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank), "MPI_Comm_rank");
+    if (static_cast<size_t>(world_rank) >= hosts.size())
+      throw Error(CANOPY_ERR_INVALID_ARG, path + ": the host map lists " + std::to_string(hosts.size()) +
+                                              " ranks, MPI_COMM_WORLD has rank " + std::to_string(world_rank));
+    return hosts[static_cast<size_t>(world_rank)];
+  }
+  char name[MPI_MAX_PROCESSOR_NAME];
+  int length = 0;
+  check_mpi(PMPI_Get_processor_name(name, &length), "MPI_Get_processor_name");
+  return std::string(name, static_cast<size_t>(length));
+}
+
+LocalPart local_part(MPI_Comm graph) {
+  LocalPart part;
+  part.status = guard([&] {
+    part.host = host_name();
+    part.adjacency = adjacency_of(graph);
+  });
+  if (part.status != CANOPY_SUCCESS) CANOPY_LOG(Warn, "task mapping: %s", canopy_last_error());
+  return part;
+}
+
+// MPI_Gatherv of @p mine to rank 0, @p counts[r] elements from rank r (read on rank 0 only).
+template <class T>
+std::vector<T> gather(const std::vector<T> &mine, const std::vector<int> &counts, MPI_Datatype type, MPI_Comm comm) {
+  std::vector<int> displs(counts.size(), 0);
+  for (size_t r = 1; r < counts.size(); ++r) displs[r] = displs[r - 1] + counts[r - 1];
+  std::vector<T> all(counts.empty() ? 0 : static_cast<size_t>(displs.back() + counts.back()));
+  check_mpi(PMPI_Gatherv(mine.data(), static_cast<int>(mine.size()), type, all.data(), counts.data(), displs.data(),
+                         type, 0, comm),
+            "MPI_Gatherv");
+  return all;
+}
+
+// Every rank's part, on rank 0: statuses, hosts and the graph (out-edges only, so each
+// directed edge is counted once).
+struct Gathered {
+  std::vector<int> status, degree;
+  std::vector<int> destinations, weights;
+  std::vector<std::string> hosts;
+};
+
+Gathered gather_parts(const LocalPart &part, int rank, int size, MPI_Comm comm) {
+  int head[3] = {part.status, static_cast<int>(part.adjacency.destinations.size()), static_cast<int>(part.host.size())};
+  std::vector<int> heads(rank == 0 ? 3 * static_cast<size_t>(size) : 0);
+  check_mpi(PMPI_Gather(head, 3, MPI_INT, heads.data(), 3, MPI_INT, 0, comm), "MPI_Gather");
+  Gathered g;
+  std::vector<int> name_lengths;
+  for (int r = 0; r < (rank == 0 ? size : 0); ++r) {
+    g.status.push_back(heads[3 * r]);
+    g.degree.push_back(heads[3 * r + 1]);
+    name_lengths.push_back(heads[3 * r + 2]);
+  }
+  g.destinations = gather(part.adjacency.destinations, g.degree, MPI_INT, comm);
+  g.weights = gather(part.adjacency.destination_weights, g.degree, MPI_INT, comm);
+  std::vector<char> names = gather(std::vector<char>(part.host.begin(), part.host.end()), name_lengths, MPI_CHAR, comm);
+  for (size_t r = 0, at = 0; r < name_lengths.size(); at += static_cast<size_t>(name_lengths[r++]))
+    g.hosts.emplace_back(names.data() + at, static_cast<size_t>(name_lengths[r]));
+  return g;
+}
+
+std::vector<int> identity(int size) {
+  std::vector<int> ranks(static_cast<size_t>(std::max(size, 0)));
+  for (int r = 0; r < size; ++r) ranks[static_cast<size_t>(r)] = r;
+  return ranks;
+}
+
+// Rank 0's decision from the gathered parts.
+Decision decide_on_root(const Gathered &g, const std::string &algorithm, int size) {
+  Decision d;
+  map::JobMapping mapping;
+  d.status = guard([&] {
+    for (int r = 0; r < size; ++r)
+      if (g.status[r] != CANOPY_SUCCESS)
+        throw Error(static_cast<canopy_status_t>(g.status[r]),
+                    "rank " + std::to_string(r) + " could not describe its host or neighbours (its log says why)");
+    map::CommGraphBuilder builder(size);
+    for (int r = 0, at = 0; r < size; ++r)
+      for (int e = 0; e < g.degree[r]; ++e, ++at) builder.add(r, g.destinations[at], g.weights[at]);
+    std::string node = param_string("coll_node_layout");
+    mapping = map::map_job({g.hosts, builder.build(), param_string("map_fabric"), node.empty() ? "live" : node,
+                            algorithm.empty() ? param_string("map_algorithm") : algorithm});
+  });
+  d.message = d.status == CANOPY_SUCCESS ? mapping.summary : canopy_last_error();
+  d.mapped = d.status == CANOPY_SUCCESS && mapping.mapped;
+  d.new_rank = d.status == CANOPY_SUCCESS ? mapping.new_rank : identity(size);
+  return d;
+}
+
+// Rank 0's decision to every rank: status, message, new ranks.
+void broadcast(Decision &d, int size, MPI_Comm comm) {
+  int head[3] = {d.status, d.mapped ? 1 : 0, static_cast<int>(d.message.size())};
+  check_mpi(PMPI_Bcast(head, 3, MPI_INT, 0, comm), "MPI_Bcast");
+  d.status = static_cast<canopy_status_t>(head[0]);
+  d.mapped = head[1] != 0;
+  d.message.resize(static_cast<size_t>(head[2]));
+  check_mpi(PMPI_Bcast(d.message.data(), head[2], MPI_CHAR, 0, comm), "MPI_Bcast");
+  d.new_rank.resize(static_cast<size_t>(size));
+  check_mpi(PMPI_Bcast(d.new_rank.data(), size, MPI_INT, 0, comm), "MPI_Bcast");
+}
+
+Decision failure(canopy_status_t status, std::string message, int size) {
+  Decision d;
+  d.status = status;
+  d.message = std::move(message);
+  d.new_rank = identity(size);
+  return d;
+}
+
+Decision decide_collectively(MPI_Comm comm, const std::string &algorithm, int rank, int size) {
+  MPI_Comm priv = MPI_COMM_NULL;  // Canopy's messages never meet the application's
+  check_mpi(PMPI_Comm_dup(comm, &priv), "MPI_Comm_dup");
+  check_mpi(PMPI_Comm_set_errhandler(priv, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+  Decision d;
+  try {
+    Gathered g = gather_parts(local_part(comm), rank, size, priv);
+    if (rank == 0) d = decide_on_root(g, algorithm, size);
+    broadcast(d, size, priv);
+  } catch (...) {
+    PMPI_Comm_free(&priv);
+    throw;
+  }
+  PMPI_Comm_free(&priv);
+  return d;
+}
+
+// Both ways of an int vector of unknown length, on @p comm.
+std::vector<int> sendrecv_ints(const std::vector<int> &send, int to, int from, MPI_Comm comm) {
+  int send_count = static_cast<int>(send.size()), recv_count = 0;
+  check_mpi(PMPI_Sendrecv(&send_count, 1, MPI_INT, to, 0, &recv_count, 1, MPI_INT, from, 0, comm, MPI_STATUS_IGNORE),
+            "MPI_Sendrecv");
+  std::vector<int> received(static_cast<size_t>(recv_count));
+  check_mpi(PMPI_Sendrecv(send.data(), send_count, MPI_INT, to, 1, received.data(), recv_count, MPI_INT, from, 1, comm,
+                          MPI_STATUS_IGNORE),
+            "MPI_Sendrecv");
+  return received;
+}
+
+std::vector<int> pack(const Adjacency &a) {
+  std::vector<int> p{a.weighted, static_cast<int>(a.sources.size()), static_cast<int>(a.destinations.size())};
+  for (const std::vector<int> *part : {&a.sources, &a.source_weights, &a.destinations, &a.destination_weights})
+    p.insert(p.end(), part->begin(), part->end());
+  return p;
+}
+
+Adjacency unpack(const std::vector<int> &p) {
+  Adjacency a;
+  a.weighted = p.at(0);
+  size_t in = static_cast<size_t>(p.at(1)), out = static_cast<size_t>(p.at(2)), at = 3;
+  auto take = [&](size_t n) {
+    std::vector<int> part(p.begin() + static_cast<long>(at), p.begin() + static_cast<long>(at + n));
+    at += n;
+    return part;
+  };
+  a.sources = take(in);
+  a.source_weights = take(in);
+  a.destinations = take(out);
+  a.destination_weights = take(out);
+  return a;
+}
+
+// Pointer arguments of MPI_Dist_graph_create_adjacent for a possibly empty list.
+const int *ranks_arg(const std::vector<int> &ranks) {
+  static const int none = 0;
+  return ranks.empty() ? &none : ranks.data();
+}
+const int *weights_arg(const Adjacency &a, const std::vector<int> &weights) {
+  if (!a.weighted) return MPI_UNWEIGHTED;
+  return weights.empty() ? MPI_WEIGHTS_EMPTY : weights.data();
+}
+
+// The reordered communicator: ranks of comm_old split by new rank, and the process
+// that takes new rank v gets vertex v's adjacency. Neighbours keep their numbers:
+// vertex u is played by new rank u.
+void build_renumbered(MPI_Comm comm_old, MPI_Comm graph, const std::vector<int> &new_rank, MPI_Info info,
+                      MPI_Comm *out) {
+  int rank = 0;
+  check_mpi(PMPI_Comm_rank(graph, &rank), "MPI_Comm_rank");
+  std::vector<int> old_of_new(new_rank.size());
+  for (size_t r = 0; r < new_rank.size(); ++r) old_of_new[static_cast<size_t>(new_rank[r])] = static_cast<int>(r);
+  // This rank holds vertex `rank`, which goes to its new owner; it becomes vertex new_rank[rank].
+  Adjacency vertex = unpack(sendrecv_ints(pack(adjacency_of(graph)), old_of_new[static_cast<size_t>(rank)],
+                                          new_rank[static_cast<size_t>(rank)], graph));
+  MPI_Comm split = MPI_COMM_NULL;
+  check_mpi(PMPI_Comm_split(comm_old, 0, new_rank[static_cast<size_t>(rank)], &split), "MPI_Comm_split");
+  int rc = PMPI_Dist_graph_create_adjacent(
+      split, static_cast<int>(vertex.sources.size()), ranks_arg(vertex.sources), weights_arg(vertex, vertex.source_weights),
+      static_cast<int>(vertex.destinations.size()), ranks_arg(vertex.destinations),
+      weights_arg(vertex, vertex.destination_weights), info, 0, out);
+  PMPI_Comm_free(&split);
+  check_mpi(rc, "MPI_Dist_graph_create_adjacent");
+}
+
+}  // namespace
+
+Decision decide(MPI_Comm comm, const std::string &algorithm) noexcept {
+  if (comm == MPI_COMM_NULL) return failure(CANOPY_ERR_INVALID_ARG, "task mapping: MPI_COMM_NULL", 0);
+  int inter = 0, topology = MPI_UNDEFINED, rank = 0, size = 0;
+  if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS ||
+      PMPI_Comm_size(comm, &size) != MPI_SUCCESS || PMPI_Topo_test(comm, &topology) != MPI_SUCCESS)
+    return failure(CANOPY_ERR_INVALID_ARG, "task mapping: not a valid communicator", 0);
+  if (inter) return failure(CANOPY_ERR_UNSUPPORTED, "task mapping: an inter-communicator has no graph to map", size);
+  if (topology != MPI_DIST_GRAPH)
+    return failure(CANOPY_ERR_INVALID_ARG,
+                   "task mapping: not a distributed-graph communicator (make one with MPI_Dist_graph_create_adjacent)",
+                   size);
+  try {
+    return decide_collectively(comm, algorithm, rank, size);
+  } catch (const std::exception &e) {  // MPI failed midway: nothing better to agree on
+    return failure(CANOPY_ERR_INTERNAL, std::string("task mapping: ") + e.what(), size);
+  }
+}
+
+bool should_reorder(MPI_Comm comm_old, int reorder) noexcept {
+  int inter = 1;
+  return reorder && !coll::disabled() && comm_old != MPI_COMM_NULL &&
+         PMPI_Comm_test_inter(comm_old, &inter) == MPI_SUCCESS && !inter;
+}
+
+int reorder_graph(MPI_Comm comm_old, MPI_Comm graph, MPI_Info info, MPI_Comm *out) {
+  Decision d = decide(graph, "");
+  int rank = 0;
+  PMPI_Comm_rank(graph, &rank);
+  if (d.status != CANOPY_SUCCESS) {
+    if (rank == 0)
+      CANOPY_LOG(Warn, "MPI_Dist_graph_create: task mapping failed (%s: %s); ranks keep their order",
+                 canopy_status_string(d.status), d.message.c_str());
+    *out = graph;
+    return MPI_SUCCESS;
+  }
+  if (rank == 0) CANOPY_LOG(Info, "MPI_Dist_graph_create: %s", d.message.c_str());
+  if (!d.mapped) {
+    *out = graph;
+    return MPI_SUCCESS;
+  }
+  try {
+    build_renumbered(comm_old, graph, d.new_rank, info, out);
+  } catch (const std::exception &e) {
+    CANOPY_LOG(Error, "MPI_Dist_graph_create: %s", e.what());
+    PMPI_Comm_free(&graph);
+    return MPI_ERR_OTHER;
+  }
+  PMPI_Comm_free(&graph);
+  return MPI_SUCCESS;
+}
+
+}  // namespace canopy::topomap

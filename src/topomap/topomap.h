@@ -1,0 +1,44 @@
+// Task mapping inside an MPI job (libcanopy-mpi.so): the C API canopy_topomap*
+// and the reordering behind the intercepted MPI_Dist_graph_create(_adjacent).
+//
+// decide() gathers a distributed-graph communicator's graph (edge weights, 1
+// when unweighted) and every rank's host (CANOPY_HOSTMAP, else the processor
+// name) on rank 0, which maps the job (map::map_job: the fabric of map_fabric or
+// a single-switch model, the node of coll_node_layout or hwloc live) and
+// broadcasts one decision: status, message and the new rank of every rank. So
+// every rank takes the same branch and an error never leaves a rank waiting.
+#pragma once
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+#include <canopy/status.h>
+
+namespace canopy::topomap {
+
+struct Decision {
+  canopy_status_t status = CANOPY_SUCCESS;
+  std::string message;        // the error, or the mapping's summary
+  std::vector<int> new_rank;  // old rank -> new rank (identity unless mapped)
+  bool mapped = false;        // some rank changes
+};
+
+/** Collective over @p comm, a distributed-graph intra-communicator; @p algorithm
+    "" takes map_algorithm. Never throws; the same decision on every rank (an
+    argument error found locally, such as MPI_COMM_NULL, returns at once). */
+Decision decide(MPI_Comm comm, const std::string &algorithm) noexcept;
+
+/** True when MPI_Dist_graph_create(_adjacent) on @p comm_old with @p reorder
+    should be reordered by Canopy: reorder set, CANOPY_DISABLE off, an
+    intra-communicator (anything else goes to PMPI untouched). */
+bool should_reorder(MPI_Comm comm_old, int reorder) noexcept;
+
+/** The rest of MPI_Dist_graph_create(_adjacent) with reorder = 1, after MPI has
+    built @p graph over @p comm_old without reordering: maps it and returns in
+    *@p out either a reordered communicator (rank v playing vertex v, with v's
+    adjacency) or, when the mapping fails or gains nothing, @p graph itself
+    (a warning / info line says why). Frees @p graph when not returned. */
+int reorder_graph(MPI_Comm comm_old, MPI_Comm graph, MPI_Info info, MPI_Comm *out);
+
+}  // namespace canopy::topomap

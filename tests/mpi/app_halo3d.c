@@ -1,0 +1,210 @@
+/* An ordinary MPI application, unaware of Canopy: a 3D halo exchange on a PX x PY x PZ
+ * process grid (not periodic) over a distributed-graph communicator made with reorder = 1.
+ * Each process takes its rank in the new communicator, derives its grid position from it,
+ * checks that the graph MPI reports for it is its stencil neighbourhood, exchanges faces
+ * with isend/irecv along that graph and updates its cells. Rank 0 prints checksums, which
+ * do not depend on which process plays which grid position; stderr gets how many ranks
+ * were renumbered.
+ *
+ *   app_halo3d PX PY PZ [--general] [--unweighted] [--iterations N]
+ *     --general     MPI_Dist_graph_create (each rank states another rank's edges) instead
+ *                   of MPI_Dist_graph_create_adjacent
+ *     --unweighted  MPI_UNWEIGHTED instead of face sizes as edge weights
+ * Exit status 1 when the graph seen on the new communicator is not the stencil's. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define N 6            /* cells per process along each dimension */
+#define MODULUS 1000003
+#define CELL(u, i, j, k) (u)[((i) * (N + 2) + (j)) * (N + 2) + (k)]
+
+static int dims[3];
+
+static void coords_of(int rank, int c[3]) {
+  c[0] = rank % dims[0];
+  c[1] = rank / dims[0] % dims[1];
+  c[2] = rank / (dims[0] * dims[1]);
+}
+
+static int rank_of(const int c[3]) { return c[0] + dims[0] * (c[1] + dims[1] * c[2]); }
+
+/* The existing neighbours of @p rank in the order -x, +x, -y, +y, -z, +z; dir[i] = 2d or 2d+1. */
+static int stencil(int rank, int nb[6], int dir[6]) {
+  int c[3], n = 0;
+  coords_of(rank, c);
+  for (int d = 0; d < 3; ++d)
+    for (int side = 0; side < 2; ++side) {
+      int m[3] = {c[0], c[1], c[2]};
+      m[d] += side ? 1 : -1;
+      if (m[d] < 0 || m[d] >= dims[d]) continue;
+      nb[n] = rank_of(m);
+      dir[n++] = 2 * d + side;
+    }
+  return n;
+}
+
+/* Direction from @p rank to its stencil neighbour @p other, -1 if it is none. */
+static int direction(int rank, int other) {
+  int nb[6], dir[6], n = stencil(rank, nb, dir);
+  for (int i = 0; i < n; ++i)
+    if (nb[i] == other) return dir[i];
+  return -1;
+}
+
+static int compare_ints(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
+
+/* The graph MPI reports for this rank must be its stencil: the same lists (sorted when
+   made with MPI_Dist_graph_create, which keeps no order), weight N*N*8 per edge. */
+static int graph_is_stencil(MPI_Comm graph, int rank, int general, int weighted) {
+  int expected[6], dir[6], n = stencil(rank, expected, dir);
+  int in, out, is_weighted, src[6], dst[6], sw[6], dw[6];
+  MPI_Dist_graph_neighbors_count(graph, &in, &out, &is_weighted);
+  if (in != n || out != n || is_weighted != weighted) {
+    fprintf(stderr, "rank %d: %d sources, %d destinations, weighted %d; expected %d, %d, %d\n", rank, in, out,
+            is_weighted, n, n, weighted);
+    return 0;
+  }
+  MPI_Dist_graph_neighbors(graph, in, src, sw, out, dst, dw);
+  if (general) {
+    qsort(expected, (size_t)n, sizeof(int), compare_ints);
+    qsort(src, (size_t)n, sizeof(int), compare_ints);
+    qsort(dst, (size_t)n, sizeof(int), compare_ints);
+  }
+  for (int i = 0; i < n; ++i) {
+    if (src[i] != expected[i] || dst[i] != expected[i] || (weighted && (sw[i] != N * N * 8 || dw[i] != N * N * 8))) {
+      fprintf(stderr, "rank %d: neighbour %d is %d/%d (weights %d/%d), expected %d\n", rank, i, src[i], dst[i], sw[i],
+              dw[i], expected[i]);
+      return 0;
+    }
+  }
+  return 1;
+}
+
+static MPI_Comm make_graph(int general, int weighted) {
+  int rank, size, nb[6], dir[6], weights[6];
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  for (int i = 0; i < 6; ++i) weights[i] = N * N * 8;
+  MPI_Comm graph;
+  if (general) { /* this rank states the out-edges of the next rank */
+    int vertex = (rank + 1) % size, degree = stencil(vertex, nb, dir);
+    MPI_Dist_graph_create(MPI_COMM_WORLD, 1, &vertex, &degree, nb, weighted ? weights : MPI_UNWEIGHTED, MPI_INFO_NULL,
+                          1, &graph);
+  } else {
+    int n = stencil(rank, nb, dir);
+    MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, n, nb, weighted ? weights : MPI_UNWEIGHTED, n, nb,
+                                   weighted ? weights : MPI_UNWEIGHTED, MPI_INFO_NULL, 1, &graph);
+  }
+  return graph;
+}
+
+/* Face of the block towards direction @p dir (interior cells next to it), or into the ghost layer. */
+static void face(long long *u, int dir, long long *buf, int to_ghost) {
+  int d = dir / 2, layer = dir % 2 ? (to_ghost ? N + 1 : N) : (to_ghost ? 0 : 1), at = 0;
+  for (int a = 1; a <= N; ++a)
+    for (int b = 1; b <= N; ++b) {
+      int i = d == 0 ? layer : a, j = d == 1 ? layer : (d == 0 ? a : b), k = d == 2 ? layer : b;
+      if (to_ghost)
+        CELL(u, i, j, k) = buf[at++];
+      else
+        buf[at++] = CELL(u, i, j, k);
+    }
+}
+
+static void exchange(MPI_Comm graph, int rank, long long *u, long long *bufs) {
+  int in, out, weighted, src[6], dst[6], w[6];
+  MPI_Dist_graph_neighbors_count(graph, &in, &out, &weighted);
+  MPI_Dist_graph_neighbors(graph, in, src, w, out, dst, w);
+  MPI_Request req[12];
+  for (int i = 0; i < in; ++i) { /* the neighbour in direction dir sends the face facing us */
+    int dir = direction(rank, src[i]);
+    MPI_Irecv(bufs + (size_t)dir * N * N, N * N, MPI_LONG_LONG, src[i], dir ^ 1, graph, &req[i]);
+  }
+  for (int i = 0; i < out; ++i) {
+    int dir = direction(rank, dst[i]);
+    face(u, dir, bufs + (size_t)(6 + dir) * N * N, 0);
+    MPI_Isend(bufs + (size_t)(6 + dir) * N * N, N * N, MPI_LONG_LONG, dst[i], dir, graph, &req[in + i]);
+  }
+  MPI_Waitall(in + out, req, MPI_STATUSES_IGNORE);
+  for (int i = 0; i < in; ++i) {
+    int dir = direction(rank, src[i]);
+    face(u, dir, bufs + (size_t)dir * N * N, 1);
+  }
+}
+
+static long long step(long long *u, long long *next) {
+  long long sum = 0;
+  for (int i = 1; i <= N; ++i)
+    for (int j = 1; j <= N; ++j)
+      for (int k = 1; k <= N; ++k) {
+        long long v = 2 * CELL(u, i, j, k) + CELL(u, i - 1, j, k) + CELL(u, i + 1, j, k) + CELL(u, i, j - 1, k) +
+                      CELL(u, i, j + 1, k) + CELL(u, i, j, k - 1) + CELL(u, i, j, k + 1) + 1;
+        CELL(next, i, j, k) = v % MODULUS;
+        sum += CELL(next, i, j, k);
+      }
+  return sum;
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int world_rank, size, general = 0, weighted = 1, iterations = 5;
+  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (argc < 4) {
+    if (world_rank == 0) fprintf(stderr, "usage: %s PX PY PZ [--general] [--unweighted] [--iterations N]\n", argv[0]);
+    MPI_Finalize();
+    return 2;
+  }
+  for (int d = 0; d < 3; ++d) dims[d] = atoi(argv[1 + d]);
+  for (int i = 4; i < argc; ++i) {
+    if (!strcmp(argv[i], "--general")) general = 1;
+    if (!strcmp(argv[i], "--unweighted")) weighted = 0;
+    if (!strcmp(argv[i], "--iterations") && i + 1 < argc) iterations = atoi(argv[++i]);
+  }
+  if (dims[0] * dims[1] * dims[2] != size) {
+    if (world_rank == 0) fprintf(stderr, "%dx%dx%d is not %d ranks\n", dims[0], dims[1], dims[2], size);
+    MPI_Finalize();
+    return 2;
+  }
+
+  MPI_Comm graph = make_graph(general, weighted);
+  int rank, renumbered, ok;
+  MPI_Comm_rank(graph, &rank);
+  int moved = rank != world_rank, good = graph_is_stencil(graph, rank, general, weighted);
+  MPI_Allreduce(&moved, &renumbered, 1, MPI_INT, MPI_SUM, graph);
+  MPI_Allreduce(&good, &ok, 1, MPI_INT, MPI_MIN, graph);
+  if (rank == 0) fprintf(stderr, "renumbered ranks: %d\ngraph check: %s\n", renumbered, ok ? "ok" : "FAILED");
+
+  size_t cells = (size_t)(N + 2) * (N + 2) * (N + 2);
+  long long *u = calloc(cells, sizeof *u), *next = calloc(cells, sizeof *next), *bufs = calloc(12 * N * N, sizeof *bufs);
+  int c[3];
+  coords_of(rank, c);
+  for (int i = 1; i <= N; ++i)
+    for (int j = 1; j <= N; ++j)
+      for (int k = 1; k <= N; ++k)
+        CELL(u, i, j, k) = ((c[0] * N + i) * 31 + (c[1] * N + j) * 17 + (c[2] * N + k) * 7) % 1000;
+  if (rank == 0) printf("grid %dx%dx%d, %d^3 cells per rank, %d iterations\n", dims[0], dims[1], dims[2], N, iterations);
+  for (int it = 0; it < iterations; ++it) {
+    exchange(graph, rank, u, bufs);
+    long long local = step(u, next), total = 0;
+    long long *t = u;
+    u = next;
+    next = t;
+    MPI_Reduce(&local, &total, 1, MPI_LONG_LONG, MPI_SUM, 0, graph);
+    if (rank == 0) printf("iteration %d checksum %lld\n", it, total);
+  }
+  /* One value that depends on the position of every cell: where each block sits matters. */
+  long long local = 0, total = 0;
+  for (int i = 1; i <= N; ++i) local = (local * 131 + CELL(u, i, i, i)) % MODULUS;
+  local = local * (rank_of(c) + 1);
+  MPI_Reduce(&local, &total, 1, MPI_LONG_LONG, MPI_SUM, 0, graph);
+  if (rank == 0) printf("position checksum %lld\n", total);
+  free(u);
+  free(next);
+  free(bufs);
+  MPI_Comm_free(&graph);
+  MPI_Finalize();
+  return ok ? 0 : 1;
+}

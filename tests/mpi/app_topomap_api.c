@@ -1,0 +1,130 @@
+/* canopy_topomap* called directly (include/canopy/topomap.h), linked with libcanopy-mpi.so.
+ *
+ *   app_topomap_api PX PY PZ HOSTMAP RB_EXPECTATION
+ *
+ * Builds the PX x PY x PZ stencil (as app_halo3d.c, weights = face bytes) with reorder = 0,
+ * asks canopy_topomap, canopy_topomap_tree and canopy_topomap_bipartition for new ranks and
+ * checks on every rank: the same status everywhere, new ranks forming a permutation, and
+ * (for the tree mappings) fewer stencil edges between hosts than the current placement,
+ * with the hosts read from HOSTMAP (one host name per line, world rank order).
+ * RB_EXPECTATION: "ok" (map_fabric has coordinates, some rank must move) or "error" (it
+ * has none: CANOPY_ERR_INVALID_ARG, everyone keeps its rank). Also: MPI_COMM_WORLD (no
+ * graph) and a NULL newrank give CANOPY_ERR_INVALID_ARG. Exit status 1 on any failure. */
+#include <canopy/topomap.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int dims[3], rank, size, failures;
+static char hosts[64][64];
+
+static void check(int condition, const char *what) {
+  int all = 0, mine = condition ? 1 : 0;
+  MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (rank == 0) printf("%s: %s\n", all ? "ok" : "FAILED", what);
+  failures += !all;
+}
+
+static int rank_of(int x, int y, int z) { return x + dims[0] * (y + dims[1] * z); }
+
+/* Stencil neighbours of @p r; returns their number. */
+static int stencil(int r, int nb[6]) {
+  int c[3] = {r % dims[0], r / dims[0] % dims[1], r / (dims[0] * dims[1])}, n = 0;
+  for (int d = 0; d < 3; ++d)
+    for (int s = -1; s <= 1; s += 2) {
+      int m[3] = {c[0], c[1], c[2]};
+      m[d] += s;
+      if (m[d] >= 0 && m[d] < dims[d]) nb[n++] = rank_of(m[0], m[1], m[2]);
+    }
+  return n;
+}
+
+/* Stencil edges whose two vertices sit on different hosts when vertex v is played by the
+   process holding world rank owner[v]. */
+static int edges_between_hosts(const int *owner) {
+  int count = 0, nb[6];
+  for (int v = 0; v < size; ++v)
+    for (int i = 0, n = stencil(v, nb); i < n; ++i) count += nb[i] > v && strcmp(hosts[owner[v]], hosts[owner[nb[i]]]);
+  return count;
+}
+
+static void read_hosts(const char *path) {
+  FILE *f = fopen(path, "r");
+  for (int r = 0; f && r < size && r < 64; ++r)
+    if (fscanf(f, "%63s", hosts[r]) != 1) break;
+  if (f) fclose(f);
+}
+
+/* Runs one entry point and checks what every mapping must give. */
+static void try_mapping(canopy_status_t (*topomap)(MPI_Comm, int *), MPI_Comm graph, const char *name,
+                        int expect_success, int expect_fewer_cut_edges) {
+  int newrank = -1, status = topomap(graph, &newrank), statuses[2] = {status, -status}, all[2];
+  MPI_Allreduce(statuses, all, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  char what[256];
+  snprintf(what, sizeof what, "%s: the same status on every rank (%s)", name,
+           canopy_status_string((canopy_status_t)status));
+  check(all[0] == -all[1], what);
+  snprintf(what, sizeof what, "%s: %s", name, expect_success ? "succeeds" : "fails with CANOPY_ERR_INVALID_ARG");
+  check(expect_success ? status == CANOPY_SUCCESS : status == CANOPY_ERR_INVALID_ARG, what);
+  if (status != CANOPY_SUCCESS && rank == 0) printf("    canopy_last_error: %s\n", canopy_last_error());
+  if (status != CANOPY_SUCCESS) {
+    snprintf(what, sizeof what, "%s: failure leaves every rank its rank", name);
+    check(newrank == rank, what);
+    return;
+  }
+  int owner[64], seen[64] = {0}, valid = newrank >= 0 && newrank < size, moved = 0;
+  int *newranks = malloc(sizeof(int) * (size_t)size);
+  MPI_Allgather(&newrank, 1, MPI_INT, newranks, 1, MPI_INT, MPI_COMM_WORLD);
+  for (int r = 0; r < size; ++r) {
+    if (newranks[r] < 0 || newranks[r] >= size || seen[newranks[r]]++) valid = 0;
+    if (valid) owner[newranks[r]] = r;
+    moved += newranks[r] != r;
+  }
+  free(newranks);
+  snprintf(what, sizeof what, "%s: new ranks are a permutation (%d ranks renumbered)", name, moved);
+  check(valid, what);
+  if (!valid) return;
+  int identity[64];
+  for (int r = 0; r < size; ++r) identity[r] = r;
+  int before = edges_between_hosts(identity), after = edges_between_hosts(owner);
+  snprintf(what, sizeof what, "%s: stencil edges between hosts %d -> %d", name, before, after);
+  check(expect_fewer_cut_edges ? after < before : moved > 0, what);
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (argc != 6 || size > 64) {
+    if (rank == 0) fprintf(stderr, "usage: %s PX PY PZ HOSTMAP ok|error (at most 64 ranks)\n", argv[0]);
+    MPI_Finalize();
+    return 2;
+  }
+  for (int d = 0; d < 3; ++d) dims[d] = atoi(argv[1 + d]);
+  read_hosts(argv[4]);
+  int rb_ok = !strcmp(argv[5], "ok");
+
+  int nb[6], weights[6], n = stencil(rank, nb);
+  for (int i = 0; i < 6; ++i) weights[i] = 6 * 6 * 8;
+  MPI_Comm graph;
+  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, n, nb, weights, n, nb, weights, MPI_INFO_NULL, 0, &graph);
+  int graph_rank;
+  MPI_Comm_rank(graph, &graph_rank);
+  check(graph_rank == rank, "reorder = 0 keeps the ranks");
+
+  try_mapping(canopy_topomap, graph, "canopy_topomap", 1, !rb_ok);
+  try_mapping(canopy_topomap_tree, graph, "canopy_topomap_tree", 1, !rb_ok);
+  try_mapping(canopy_topomap_bipartition, graph, "canopy_topomap_bipartition", rb_ok, 0);
+
+  int newrank = -1;
+  canopy_status_t status = canopy_topomap(MPI_COMM_WORLD, &newrank);
+  check(status == CANOPY_ERR_INVALID_ARG && newrank == rank, "MPI_COMM_WORLD (no graph): CANOPY_ERR_INVALID_ARG");
+  status = canopy_topomap(graph, NULL);
+  check(status == CANOPY_ERR_INVALID_ARG, "newrank NULL: CANOPY_ERR_INVALID_ARG");
+
+  MPI_Comm_free(&graph);
+  if (rank == 0) printf("%d failed\n", failures);
+  MPI_Finalize();
+  return failures ? 1 : 0;
+}

@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""MPI task mapping under mpirun: test_topomap.py SCENARIO RUN_MPI HALO_APP API_APP LIBCANOPY_MPI SCRATCH DATA
+
+Scenarios (NP ranks, the process grid, the hosts the ranks pretend to be on, the fabric):
+  halo_npN          app_halo3d with MPI_Dist_graph_create_adjacent(reorder=1): the same output
+                    without Canopy, with LD_PRELOAD=libcanopy-mpi.so and with CANOPY_DISABLE=1;
+                    under Canopy ranks are renumbered, the graph on the new communicator is
+                    each vertex's (the app checks), and the log shows the decision
+  general_npN       the same through MPI_Dist_graph_create, unweighted
+  single_switch_npN no map_fabric: the single-switch model still gathers neighbours on a host
+  bad_fabric_npN    map_fabric names no file: a warning, ranks keep their order, same output
+  api_npN           app_topomap_api: canopy_topomap, _tree, _bipartition (no coordinates: an error)
+  api_torus_np4     app_topomap_api on a ring torus, where _bipartition succeeds
+The ranks are spread over two hosts of a Slurm tree (different leaf switches) like a
+checkerboard, the worst placement of a stencil, so a mapping must move ranks.
+"""
+import os
+import re
+import subprocess
+import sys
+
+SCENARIO, RUN_MPI, HALO, API, LIB, SCRATCH, DATA = sys.argv[1:8]
+TREE = os.path.join(DATA, "slurm", "tree.conf")          # node001-004 on leaf0, node005-008 on leaf1
+RING = os.path.join(DATA, "torus", "ring8.torus")        # hosts r0..r7 on an 8-router ring
+
+
+def grid(np_):
+    return {8: (2, 2, 2), 4: (2, 2, 1)}[np_]
+
+
+def checkerboard(dims, names):
+    px, py, pz = dims
+    return [names[(r % px + r // px % py + r // (px * py)) % 2] for r in range(px * py * pz)]
+
+
+def write_hostmap(name, hosts):
+    path = os.path.join(SCRATCH, f"topomap-{name}.hostmap")
+    with open(path, "w") as f:
+        f.write("\n".join(hosts) + "\n")
+    return path
+
+
+def run(np_, argv, env=None, expect_rc=0):
+    full = dict(os.environ)
+    full["MPI_ENV"] = " ".join(f"{k}={v}" for k, v in (env or {}).items())
+    p = subprocess.run([RUN_MPI, "150", str(np_)] + argv, env=full, capture_output=True, text=True)
+    if p.returncode != expect_rc:
+        sys.exit(f"FAILED: {' '.join(argv)} with {full['MPI_ENV']!r}: exit {p.returncode}\n"
+                 f"stdout:\n{p.stdout}\nstderr:\n{p.stderr}")
+    return p.stdout, p.stderr
+
+
+def renumbered(stderr):
+    m = re.search(r"renumbered ranks: (\d+)", stderr)
+    if not m or "graph check: ok" not in stderr:
+        sys.exit(f"FAILED: the application did not report a good graph:\n{stderr}")
+    return int(m.group(1))
+
+
+def canopy_env(hostmap, fabric, **extra):
+    env = {"LD_PRELOAD": LIB, "CANOPY_LOG_LEVEL": "info", "CANOPY_HOSTMAP": hostmap}
+    if fabric is not None:
+        env["CANOPY_MAP_FABRIC"] = fabric
+    env.update(extra)
+    return env
+
+
+def halo(np_, app_args, fabric, expect_mapped, check_disabled=False):
+    dims = grid(np_)
+    hostmap = write_hostmap(SCENARIO, checkerboard(dims, ["node001", "node005"]))
+    argv = [HALO] + [str(d) for d in dims] + app_args
+    plain_out, plain_err = run(np_, argv)
+    out, err = run(np_, argv, canopy_env(hostmap, fabric))
+    if out != plain_out:
+        sys.exit(f"FAILED: output differs under Canopy:\n--- plain\n{plain_out}--- canopy\n{out}\n{err}")
+    moved = renumbered(err)
+    decision = [line for line in err.splitlines() if "MPI_Dist_graph_create:" in line]
+    print(f"plain run: {renumbered(plain_err)} ranks renumbered; under Canopy: {moved}")
+    print("\n".join(decision))
+    if not decision:
+        sys.exit("FAILED: Canopy logged no decision for MPI_Dist_graph_create")
+    if expect_mapped and moved == 0:
+        sys.exit(f"FAILED: the checkerboard placement was not improved:\n{err}")
+    if not expect_mapped and (moved != 0 or "task mapping failed" not in err):
+        sys.exit(f"FAILED: expected a warning and the identity order:\n{err}")
+    if check_disabled:
+        out, err = run(np_, argv, canopy_env(hostmap, fabric, CANOPY_DISABLE="1"))
+        if out != plain_out or "MPI_Dist_graph_create:" in err:
+            sys.exit(f"FAILED: CANOPY_DISABLE=1 did not pass the call through:\n{out}\n{err}")
+        print(f"CANOPY_DISABLE=1: passed through, {renumbered(err)} ranks renumbered")
+    print(f"output ({len(plain_out.splitlines())} lines) identical:\n{plain_out}", end="")
+
+
+def api(np_, torus):
+    if torus:
+        dims, hosts, fabric, rb = (4, 1, 1), ["r0", "r4", "r1", "r5"], "torus:" + RING, "ok"
+    else:
+        dims = grid(np_)
+        hosts, fabric, rb = checkerboard(dims, ["node001", "node005"]), "slurm:" + TREE, "error"
+    hostmap = write_hostmap(SCENARIO, hosts)
+    env = {"CANOPY_LOG_LEVEL": "info", "CANOPY_HOSTMAP": hostmap, "CANOPY_MAP_FABRIC": fabric}
+    out, err = run(np_, [API] + [str(d) for d in dims] + [hostmap, rb], env)
+    print(out + "\n".join(line for line in err.splitlines() if "canopy_topomap" in line))
+
+
+def main():
+    name, np_ = SCENARIO.rsplit("_np", 1)
+    np_ = int(np_)
+    tree = "slurm:" + TREE
+    if name == "halo":
+        halo(np_, [], tree, True, check_disabled=True)
+    elif name == "general":
+        halo(np_, ["--general", "--unweighted"], tree, True)
+    elif name == "single_switch":
+        halo(np_, [], None, True)
+    elif name == "bad_fabric":
+        halo(np_, [], os.path.join(SCRATCH, "no-such-fabric"), False)
+    elif name in ("api", "api_torus"):
+        api(np_, name == "api_torus")
+    else:
+        sys.exit(f"unknown scenario {SCENARIO}")
+    print("1 passed, 0 failed")
+
+
+main()

@@ -1,0 +1,136 @@
+// Mapping a running job (map::map_job, what canopy_topomap and the reordering
+// MPI_Dist_graph_create compute on rank 0): slots are where the ranks sit now,
+// the answer is a new rank per old rank, and ranks keep their order when the
+// hosts are uneven or the mapping gains nothing.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "common/error.h"
+#include "map/job_mapping.h"
+
+namespace canopy::map {
+namespace {
+
+const std::string kTree = std::string("slurm:") + CANOPY_TEST_DATA + "/slurm/tree.conf";
+
+// A PX x PY x PZ stencil (not periodic), rank = x + PX (y + PY z), 1 byte per edge.
+CommGraph stencil(int px, int py, int pz) {
+  CommGraphBuilder b(px * py * pz);
+  for (int z = 0; z < pz; ++z)
+    for (int y = 0; y < py; ++y)
+      for (int x = 0; x < px; ++x) {
+        int r = x + px * (y + py * z);
+        if (x + 1 < px) b.add(r, r + 1, 1);
+        if (y + 1 < py) b.add(r, r + px, 1);
+        if (z + 1 < pz) b.add(r, r + px * py, 1);
+      }
+  return b.build();
+}
+
+// The checkerboard placement of a 2x2x2 grid on two hosts: every edge between hosts.
+std::vector<std::string> checkerboard(const std::string &a, const std::string &b) {
+  std::vector<std::string> hosts;
+  for (int r = 0; r < 8; ++r) hosts.push_back(((r & 1) + (r >> 1 & 1) + (r >> 2)) % 2 ? b : a);
+  return hosts;
+}
+
+// Edges between hosts when vertex v is played by the old rank that got new rank v.
+int edges_between_hosts(const CommGraph &g, const std::vector<std::string> &host_of_rank,
+                        const std::vector<int> &new_rank) {
+  std::vector<int> owner(new_rank.size());
+  for (size_t r = 0; r < new_rank.size(); ++r) owner[static_cast<size_t>(new_rank[r])] = static_cast<int>(r);
+  int cut = 0;
+  for (int v = 0; v < g.num_vertices(); ++v)
+    for (int e = static_cast<int>(g.offsets()[v]); e < g.offsets()[v + 1]; ++e)
+      cut += v < g.neighbors()[e] && host_of_rank[owner[v]] != host_of_rank[owner[g.neighbors()[e]]];
+  return cut;
+}
+
+bool is_permutation(std::vector<int> ranks) {
+  std::sort(ranks.begin(), ranks.end());
+  for (size_t i = 0; i < ranks.size(); ++i)
+    if (ranks[i] != static_cast<int>(i)) return false;
+  return true;
+}
+
+TEST(JobMapping, SingleSwitchModelPutsEveryHostTwoLinksApart) {
+  topo::Topology t = single_switch_model({"a", "b", "c"});
+  EXPECT_EQ(t.hosts().size(), 3u);
+  EXPECT_EQ(t.switches().size(), 1u);
+  std::vector<std::string> many;
+  for (int i = 0; i < 300; ++i) many.push_back("n" + std::to_string(i));
+  topo::Topology big = single_switch_model(many);  // over one switch's ports: two leaves and a spine
+  EXPECT_EQ(big.hosts().size(), 300u);
+  EXPECT_EQ(big.switches().size(), 3u);
+  EXPECT_GE(big.find_host("n299"), 0);
+}
+
+TEST(JobMapping, CheckerboardOnTwoLeafSwitchesBecomesTwoHalves) {
+  std::vector<std::string> hosts = checkerboard("node001", "node005");
+  CommGraph g = stencil(2, 2, 2);
+  EXPECT_EQ(edges_between_hosts(g, hosts, {0, 1, 2, 3, 4, 5, 6, 7}), 12);
+  for (const char *algorithm : {"rt", "greedy"}) {
+    JobMapping m = map_job({hosts, g, kTree, "", algorithm});
+    EXPECT_TRUE(m.mapped) << algorithm << ": " << m.summary;
+    EXPECT_TRUE(is_permutation(m.new_rank));
+    EXPECT_EQ(edges_between_hosts(g, hosts, m.new_rank), 4) << algorithm;  // the optimum: two 2x2 halves
+  }
+  JobMapping single = map_job({hosts, g, "", "", "rt"});  // no fabric: the single-switch model
+  EXPECT_TRUE(single.mapped);
+  EXPECT_EQ(edges_between_hosts(g, hosts, single.new_rank), 4);
+  EXPECT_NE(single.summary.find("single-switch model"), std::string::npos) << single.summary;
+}
+
+TEST(JobMapping, GoodPlacementsAndUnevenHostsKeepTheOrder) {
+  std::vector<std::string> halves{"a", "a", "a", "a", "b", "b", "b", "b"};  // z = 0 on a, z = 1 on b
+  JobMapping m = map_job({halves, stencil(2, 2, 2), "", "", "rt"});
+  EXPECT_FALSE(m.mapped);
+  EXPECT_EQ(m.new_rank, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_NE(m.summary.find("no better than the current placement"), std::string::npos) << m.summary;
+
+  std::vector<std::string> uneven{"a", "a", "a", "b", "b", "b", "b", "b"};
+  m = map_job({uneven, stencil(2, 2, 2), "", "", "rt"});
+  EXPECT_FALSE(m.mapped);
+  EXPECT_EQ(m.new_rank, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_NE(m.summary.find("unequal numbers of ranks"), std::string::npos) << m.summary;
+}
+
+TEST(JobMapping, IntraNodeMappingKeepsPartnersOnOneSocket) {
+  // One host, 4 ranks on 2 sockets (ranks 0, 1 on the first): the heavy pairs 0-2 and 1-3 cross.
+  CommGraphBuilder b(4);
+  b.add(0, 2, 100);
+  b.add(1, 3, 100);
+  b.add(0, 1, 1);
+  CommGraph g = b.build();
+  JobMapping m = map_job({{"h", "h", "h", "h"}, g, "", "pack:2 core:2 pu:1", "rt"});
+  ASSERT_TRUE(m.mapped) << m.summary;
+  // The processes on one socket (old ranks 0, 1 and 2, 3) now play partner vertices.
+  EXPECT_EQ(std::min(m.new_rank[0], m.new_rank[1]) % 2, std::max(m.new_rank[0], m.new_rank[1]) % 2);
+  EXPECT_NE(m.summary.find("cross-socket bytes 200 -> 1"), std::string::npos) << m.summary;  // only 0-1 crosses
+  // A node with fewer cores than ranks: no intra-node mapping, said so, nothing gained.
+  JobMapping small = map_job({{"h", "h", "h", "h"}, g, "", "pack:1 core:2 pu:1", "rt"});
+  EXPECT_FALSE(small.mapped);
+  EXPECT_NE(small.summary.find("no intra-node mapping"), std::string::npos) << small.summary;
+}
+
+TEST(JobMapping, BadInputsAreErrors) {
+  std::vector<std::string> hosts = checkerboard("node001", "nowhere");
+  auto status = [](const JobMapRequest &r) {
+    try {
+      map_job(r);
+    } catch (const Error &e) {
+      return e.status();
+    }
+    return CANOPY_SUCCESS;
+  };
+  EXPECT_EQ(status({hosts, stencil(2, 2, 2), kTree, "", "rt"}), CANOPY_ERR_NOT_FOUND);
+  EXPECT_EQ(status({checkerboard("node001", "node005"), stencil(2, 2, 2), kTree, "", "rb"}), CANOPY_ERR_INVALID_ARG);
+  EXPECT_EQ(status({checkerboard("a", "b"), stencil(2, 2, 2), "", "", "magic"}), CANOPY_ERR_INVALID_ARG);
+  EXPECT_NE(status({checkerboard("a", "b"), stencil(2, 2, 2), "/no/such/fabric", "", "rt"}), CANOPY_SUCCESS);
+  EXPECT_EQ(status({{"a", "b"}, stencil(2, 2, 2), "", "", "rt"}), CANOPY_ERR_INVALID_ARG);  // 2 hosts for 8 vertices
+}
+
+}  // namespace
+}  // namespace canopy::map
