@@ -197,7 +197,7 @@ def test_heatmap():
           and "after: rb, hop-bytes 1.44e+05" in text, text)
     images = [e for e in root.iter() if e.tag.endswith("image")]
     check("heatmap has both panels", len(images) == 2, len(images))
-    check("heatmap has a log colour legend", "log scale" in text or "bytes per cell" in text, text)
+    check("heatmap has a colour legend", "bytes per cell" in text, text)
     r = canopy("--graph", STENCIL, "--fabric", TORUS, "--hosts", TORUS_HOSTS, "--ppn", "8", "--heatmap", png)
     with open(png, "rb") as f:
         check("heatmap png", r.returncode == 0 and f.read(8) == b"\x89PNG\r\n\x1a\n", r.stderr)
