@@ -124,8 +124,8 @@ CommandRunner add_map_command(CLI::App &app) {
   cmd->add_option("--machinefile", o->machinefile, "Write an MPICH machine file (mpiexec -f FILE)");
   cmd->add_option("--permutation", o->permutation, "Write the slot of each process, one per line");
   cmd->add_option("--heatmap", o->heatmap,
-                  "Draw the communication matrix before (identity) and after the mapping, processes in slot order, "
-                  "host boundaries marked, into FILE.svg or FILE.png (gnuplot; at most 512x512 cells)");
+                  "Draw the communication matrix before (identity) and after the mapping side by side, processes in "
+                  "slot order, each host's block outlined, into FILE.svg or FILE.png (gnuplot; at most 512x512 cells)");
   cmd->add_option("--draw-load", o->draw_load,
                   "Draw the fabric with each link coloured and sized by the bytes it carries under the mapping, "
                   "the job's hosts highlighted, into FILE.dot or FILE.svg (Graphviz)");
