@@ -10,30 +10,24 @@
 namespace canopy::map {
 namespace {
 
-// Loads per directed link, indexed by (node, egress port).
-class LinkLoads {
- public:
-  explicit LinkLoads(const topo::Topology &topo) : offset_(topo.nodes().size() + 1, 0) {
-    for (size_t n = 0; n < topo.nodes().size(); ++n) offset_[n + 1] = offset_[n] + topo.node(static_cast<int>(n)).ports.size();
-    bytes_.assign(offset_.back(), 0);
-  }
-  void add(const topo::Route &route, double bytes) {
-    for (size_t i = 0; i + 1 < route.hops.size(); ++i)
-      bytes_[offset_[static_cast<size_t>(route.hops[i].node)] + static_cast<size_t>(route.hops[i].out_port)] += bytes;
-  }
-  void summarize(Metrics &m) const {
-    double sum = 0;
-    for (double b : bytes_)
-      if (b > 0) sum += b, ++m.links_used, m.max_link_bytes = std::max(m.max_link_bytes, b);
-    m.average_link_bytes = m.links_used ? sum / m.links_used : 0;
-  }
-
- private:
-  std::vector<size_t> offset_;
-  std::vector<double> bytes_;
-};
+void summarize_link_loads(const LinkLoads &loads, Metrics &m) {
+  double sum = 0;
+  for (double b : loads.all())
+    if (b > 0) sum += b, ++m.links_used, m.max_link_bytes = std::max(m.max_link_bytes, b);
+  m.average_link_bytes = m.links_used ? sum / m.links_used : 0;
+}
 
 }  // namespace
+
+LinkLoads::LinkLoads(const topo::Topology &topo) : offset_(topo.nodes().size() + 1, 0) {
+  for (size_t n = 0; n < topo.nodes().size(); ++n) offset_[n + 1] = offset_[n] + topo.node(static_cast<int>(n)).ports.size();
+  bytes_.assign(offset_.back(), 0);
+}
+
+void LinkLoads::add(const topo::Route &route, double bytes) {
+  for (size_t i = 0; i + 1 < route.hops.size(); ++i)
+    bytes_[offset_[static_cast<size_t>(route.hops[i].node)] + static_cast<size_t>(route.hops[i].out_port)] += bytes;
+}
 
 void check_placement(const Problem &p, const std::vector<int> &slot_of) {
   if (static_cast<int>(slot_of.size()) != p.graph.num_vertices())
@@ -79,13 +73,14 @@ Metrics evaluate(const Problem &p, const std::vector<int> &slot_of) {
       pair_bytes[static_cast<size_t>(hu)][hv] += w / 2;
     }
   out.average_dilation = out.total_bytes > 0 ? out.hop_bytes / out.total_bytes : 0;
-  LinkLoads loads(m.topology());
+  out.link_loads = LinkLoads(m.topology());
   for (int h = 0; h < m.num_hosts(); ++h) {
     if (pair_bytes[static_cast<size_t>(h)].empty()) continue;
     topo::RouteFinder finder(m.topology(), m.host_nodes()[static_cast<size_t>(h)]);
-    for (const auto &[to, bytes] : pair_bytes[static_cast<size_t>(h)]) loads.add(finder.to(m.host_nodes()[static_cast<size_t>(to)]), bytes);
+    for (const auto &[to, bytes] : pair_bytes[static_cast<size_t>(h)])
+      out.link_loads.add(finder.to(m.host_nodes()[static_cast<size_t>(to)]), bytes);
   }
-  loads.summarize(out);
+  summarize_link_loads(out.link_loads, out);
   return out;
 }
 

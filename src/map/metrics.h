@@ -2,6 +2,7 @@
 // forwarding tables when loaded, dimension order on tori, shortest paths
 // otherwise): hop-bytes, link loads, dilation, and bytes crossing sockets.
 #pragma once
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -9,7 +10,32 @@
 
 #include "map/mapping.h"
 
+namespace canopy::topo {
+struct Route;
+}
+
 namespace canopy::map {
+
+/** Bytes each directed link carries: the cable leaving a node through one of its ports. */
+class LinkLoads {
+ public:
+  LinkLoads() = default;
+  explicit LinkLoads(const topo::Topology &topo);
+  /** Adds @p bytes to every link the route leaves a node by. */
+  void add(const topo::Route &route, double bytes);
+  /** Bytes leaving @p node through @p port (0 for a port without traffic). */
+  double bytes(int node, int port) const { return bytes_[offset_[static_cast<size_t>(node)] + static_cast<size_t>(port)]; }
+  /** The busier direction of @p link: what limits it. */
+  double busier_direction(const topo::Link &link) const {
+    return std::max(bytes(link.node_a, link.port_a), bytes(link.node_b, link.port_b));
+  }
+  /** Every directed link's bytes (links without traffic included). */
+  const std::vector<double> &all() const { return bytes_; }
+
+ private:
+  std::vector<size_t> offset_;  // first entry of each node's ports
+  std::vector<double> bytes_;
+};
 
 struct Metrics {
   std::string routes;             // "lft", "dimension-order", "shortest-path"
@@ -23,6 +49,7 @@ struct Metrics {
   double average_link_bytes = 0;  // over the directed links that carry traffic
   int links_used = 0;             // directed links carrying traffic
   double cross_socket_bytes = -1; // inside nodes, between slots of different packages; -1 without a node topology
+  LinkLoads link_loads;           // per directed link, for drawings (not in metrics_json)
 };
 
 /** Metrics of @p slot_of_process (one slot per process). Each pair's volume

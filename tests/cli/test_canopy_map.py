@@ -1,24 +1,29 @@
 #!/usr/bin/env python3
 """`canopy map` end to end: inputs in every graph format, every algorithm and
 output, the JSON report, errors (file:line, more processes than slots), a
-rankfile that Open MPI's mpirun really launches with, and a machine file whose
-hosts MPICH's Hydra really gives every rank.
+rankfile that Open MPI's mpirun really launches with, a machine file whose
+hosts MPICH's Hydra really gives every rank, and the pictures (heat map, fabric
+coloured by link load).
 
 Usage: test_canopy_map.py BIN_DIR"""
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
+import xml.etree.ElementTree as ElementTree
 
 BIN = sys.argv[1]
 failures = []
 TMP = tempfile.mkdtemp(prefix="canopy_map_")
 
 
-def canopy(*args):
-    return subprocess.run([os.path.join(BIN, "canopy"), "map", *args], capture_output=True, text=True, timeout=120)
+def canopy(*args, env=None):
+    return subprocess.run([os.path.join(BIN, "canopy"), "map", *args], capture_output=True, text=True, timeout=120,
+                          env=env)
 
 
 def check(name, condition, detail=""):
@@ -58,7 +63,8 @@ STENCIL = write("s.edges", stencil_edges(4, 4, 4))
 
 def test_help():
     r = canopy("--help")
-    check("map --help", r.returncode == 0 and "--rankfile" in r.stdout and "--node-topology" in r.stdout, r.stderr)
+    check("map --help", r.returncode == 0 and "--rankfile" in r.stdout and "--node-topology" in r.stdout
+          and "--heatmap" in r.stdout and "--draw-load" in r.stdout, r.stderr)
 
 
 def test_all_algorithms_and_outputs():
@@ -224,8 +230,125 @@ def test_machinefile_places_ranks_with_hydra():
     check("Hydra: one proxy (MPICH node) per machine-file line", local == per_line, local)
 
 
+# The load scale of src/topo/drawing.cpp: no traffic first, the busiest links last.
+COLDEST, HOTTEST = "#c8c8c8", "#7f0000"
+
+
+def svg_root(path):
+    try:
+        return ElementTree.parse(path).getroot()
+    except (ElementTree.ParseError, OSError) as e:
+        return ElementTree.Element(f"unparsable: {e}")
+
+
+def svg_text(root):
+    return " ".join(t.text or "" for t in root.iter() if t.tag.endswith("}text") or t.tag == "text")
+
+
+def leftovers(folder):
+    return [f for f in os.listdir(folder) if ".tmp." in f]
+
+
+def test_heatmap():
+    folder = tempfile.mkdtemp(dir=TMP)
+    svg, png = os.path.join(folder, "m.svg"), os.path.join(folder, "m.png")
+    r = canopy("--graph", STENCIL, "--fabric", TORUS, "--hosts", TORUS_HOSTS, "--ppn", "8", "--algorithm", "rb",
+               "--heatmap", svg, "--json")
+    check("heatmap svg: exit 0", r.returncode == 0, r.stderr)
+    root = svg_root(svg)
+    text = svg_text(root)
+    check("heatmap svg is well-formed SVG", root.tag.endswith("svg"), root.tag)
+    report = json.loads(r.stdout) if r.returncode == 0 else {"identity": {"hop_bytes": -1}}
+    identity = "%.4g" % report["identity"]["hop_bytes"]
+    check("heatmap titles name algorithm and hop-bytes", f"before: identity, hop-bytes {identity}" in text
+          and "after: rb, hop-bytes 1.44e+05" in text, text)
+    images = [e for e in root.iter() if e.tag.endswith("image")]
+    check("heatmap has both panels", len(images) == 2, len(images))
+    check("heatmap has a colour legend", "bytes per cell" in text, text)
+    r = canopy("--graph", STENCIL, "--fabric", TORUS, "--hosts", TORUS_HOSTS, "--ppn", "8", "--heatmap", png)
+    with open(png, "rb") as f:
+        check("heatmap png", r.returncode == 0 and f.read(8) == b"\x89PNG\r\n\x1a\n", r.stderr)
+    check("heatmap: no temporary left", not leftovers(folder), os.listdir(folder))
+
+
+def test_heatmap_large_job_is_binned():
+    # 16x16x16 stencil = 4,096 processes on a fat tree of 16 leaves x 16 hosts, 16 per host.
+    fabric = write("big.conf", "SwitchName=spine Switches=leaf[0-15]\n" + "".join(
+        f"SwitchName=leaf{l} Nodes=b[{16 * l}-{16 * l + 15}]\n" for l in range(16)))
+    hosts = write("big.hosts", "".join(f"b{(i * 37) % 256}\n" for i in range(256)))
+    graph = write("big.edges", stencil_edges(16, 16, 16))
+    svg = os.path.join(TMP, "big.svg")
+    start = time.time()
+    r = canopy("--graph", graph, "--fabric", "slurm:" + fabric, "--hosts", hosts, "--ppn", "16", "--heatmap", svg)
+    seconds = time.time() - start
+    text = svg_text(svg_root(svg))
+    check("large heatmap: exit 0", r.returncode == 0, r.stderr)
+    check("large heatmap is binned", "cells of 8 x 8 processes" in text, text)
+    check("large heatmap stays small", os.path.getsize(svg) < 1_000_000, os.path.getsize(svg))
+    print(f"     4,096 processes mapped and drawn in {seconds:.2f} s, heat map {os.path.getsize(svg)} bytes")
+
+
+def dot_edges(dot_text):
+    """(colour, bytes) of every drawn link."""
+    edge = re.compile(r'-- \S+ \[color="(#[0-9a-f]+)".*?tooltip="(\d+) bytes"')
+    return [(m.group(1), int(m.group(2))) for m in edge.finditer(dot_text)]
+
+
+def test_draw_load():
+    folder = tempfile.mkdtemp(dir=TMP)
+    dot_path, svg = os.path.join(folder, "load.dot"), os.path.join(folder, "load.svg")
+    r = canopy("--graph", STENCIL, "--fabric", "slurm:" + SLURM, "--hosts", FT_HOSTS, "--ppn", "8", "--json",
+               "--draw-load", dot_path)
+    check("draw-load dot: exit 0", r.returncode == 0, r.stderr)
+    if r.returncode:
+        return
+    report = json.loads(r.stdout)
+    text = open(dot_path).read()
+    rendered = subprocess.run(["dot", "-Tsvg"], input=text, capture_output=True, text=True, timeout=60)
+    check("draw-load dot renders with dot -Tsvg", rendered.returncode == 0 and "<svg" in rendered.stdout,
+          rendered.stderr)
+    edges = dot_edges(text)
+    check("every link drawn with its load", len(edges) == 16 + 4, edges)
+    heaviest = max(b for _, b in edges)
+    check("heaviest link matches max link bytes", abs(heaviest - report["metrics"]["max_link_bytes"]) <= 1,
+          (heaviest, report["metrics"]["max_link_bytes"]))
+    check("heaviest link gets the hottest colour", all(c == HOTTEST for c, b in edges if b == heaviest), edges)
+    idle = [c for c, b in edges if b == 0]
+    check("unused links get the coldest colour", idle and all(c == COLDEST for c in idle), edges)
+    check("only unused links are coldest", all(c != COLDEST for c, b in edges if b > 0), edges)
+    job = [line.strip() for line in open(FT_HOSTS)]
+    check("the job's hosts are highlighted",
+          all(f'BGCOLOR="#ffd966">{h}<' in text for h in job) and 'BGCOLOR="#ffd966">n2<' not in text, text[:400])
+    r = canopy("--graph", STENCIL, "--fabric", "slurm:" + SLURM, "--hosts", FT_HOSTS, "--ppn", "8", "--draw-load", svg)
+    root = svg_root(svg)
+    check("draw-load svg is well-formed", r.returncode == 0 and root.tag.endswith("svg"), r.stderr or root.tag)
+    check("draw-load svg has a legend", "no traffic" in svg_text(root) and "the job's hosts" in svg_text(root),
+          svg_text(root)[:300])
+    check("draw-load: no temporary left", not leftovers(folder), os.listdir(folder))
+
+
+def test_picture_errors():
+    folder = tempfile.mkdtemp(dir=TMP)
+    out = lambda name: os.path.join(folder, name)  # noqa: E731
+    base = ("--graph", STENCIL, "--fabric", TORUS, "--hosts", TORUS_HOSTS, "--ppn", "8")
+    r = canopy(*base, "--heatmap", out("m.pdf"))
+    check("heatmap: unknown extension", r.returncode == 1 and "--heatmap" in r.stderr and ".svg or .png" in r.stderr,
+          r.stderr)
+    r = canopy(*base, "--draw-load", out("l.png"))
+    check("draw-load: unknown extension", r.returncode == 1 and ".dot or .svg" in r.stderr, r.stderr)
+    no_tools = dict(os.environ, PATH=folder)  # neither dot nor gnuplot to be found
+    r = canopy(*base, "--draw-load", out("l.svg"), "--rankfile", out("job.rankfile"), env=no_tools)
+    check("draw-load without Graphviz fails", r.returncode == 1 and "dot" in r.stderr, r.stderr)
+    r = canopy(*base, "--heatmap", out("m.svg"), "--rankfile", out("job.rankfile"), env=no_tools)
+    check("heatmap without gnuplot fails", r.returncode == 1 and "gnuplot" in r.stderr, r.stderr)
+    r = canopy(*base, "--heatmap", os.path.join(folder, "nosuch", "m.svg"))
+    check("heatmap into a missing folder fails", r.returncode == 1 and "nosuch/m.svg" in r.stderr, r.stderr)
+    check("nothing written after picture errors", os.listdir(folder) == [], os.listdir(folder))
+
+
 for test in (test_help, test_all_algorithms_and_outputs, test_fat_tree_tree_choice, test_scotch, test_graph_formats,
-             test_errors, test_rankfile_launches_with_mpirun, test_machinefile_places_ranks_with_hydra):
+             test_errors, test_rankfile_launches_with_mpirun, test_machinefile_places_ranks_with_hydra, test_heatmap,
+             test_heatmap_large_job_is_binned, test_draw_load, test_picture_errors):
     test()
 shutil.rmtree(TMP, ignore_errors=True)
 print(f"{len(failures)} failure(s)")

@@ -1,12 +1,11 @@
 #include "report.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdio>
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/gnuplot.h"
 #include "common/subprocess.h"
 
 namespace canopy::bench {
@@ -41,13 +40,6 @@ std::string size_label(size_t bytes) {
   if (bytes >= (1u << 20) && bytes % (1u << 20) == 0) return std::to_string(bytes >> 20) + "M";
   if (bytes >= 1024 && bytes % 1024 == 0) return std::to_string(bytes >> 10) + "K";
   return std::to_string(bytes);
-}
-
-// Inside gnuplot's single quotes, a quote is doubled.
-std::string gnuplot_quoted(const std::string &text) {
-  std::string out;
-  for (char c : text) out += c == '\'' ? std::string("''") : std::string(1, c);
-  return out;
 }
 
 }  // namespace
@@ -171,11 +163,7 @@ void check_plot_prerequisites(const std::string &path) {
 }
 
 void plot_svg(const Options &o, const RunInfo &info, const std::vector<Row> &rows, const std::string &path) {
-  // gnuplot writes a temporary beside the target, renamed into place once complete.
-  std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  std::string script = "set terminal svg size 800,500 dynamic noenhanced font 'sans,12' background '#ffffff'\n";
-  script += "set output '" + gnuplot_quoted(tmp) + "'\n";
-  script += "set title 'canopy bench " + std::string(o.collective->name) + ": " + std::to_string(info.ranks) +
+  std::string script = "set title 'canopy bench " + std::string(o.collective->name) + ": " + std::to_string(info.ranks) +
             " ranks on " + std::to_string(info.nodes) + (info.nodes == 1 ? " node" : " nodes") + ", method " +
             method_name(o.method) + "'\n";
   script += "set xrange [" + std::to_string(rows.front().bytes) + ":" + std::to_string(rows.back().bytes) + "]\n";
@@ -193,11 +181,7 @@ void plot_svg(const Options &o, const RunInfo &info, const std::vector<Row> &row
     for (const Row &r : rows) script += std::to_string(r.bytes) + " " + std::to_string(r.stats[a].*field) + "\n";
     script += "e\n";
   }
-  CommandResult result = run_command({"gnuplot"}, script, "", 120);
-  if (result.exit_code != 0 || ::rename(tmp.c_str(), path.c_str()) != 0) {
-    ::unlink(tmp.c_str());
-    throw Error(CANOPY_ERR_IO, "cannot draw " + path + ": " + describe_failure("gnuplot", result));
-  }
+  render_gnuplot("svg size 800,500 dynamic noenhanced font 'sans,12' background '#ffffff'", script, path);
 }
 
 }  // namespace canopy::bench

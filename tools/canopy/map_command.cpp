@@ -1,6 +1,7 @@
 // canopy map: place a job's processes on its allocation so that heavy talkers
 // sit close together, and write launcher files (rankfile, Slurm host list,
-// MPICH machine file), the permutation and a JSON report.
+// MPICH machine file), the permutation and a JSON report; optionally pictures
+// (the communication matrix before/after, the fabric coloured by link load).
 #include <cstdio>
 #include <memory>
 
@@ -12,6 +13,7 @@
 #include "map/mapping.h"
 #include "map/metrics.h"
 #include "map/outputs.h"
+#include "map/pictures.h"
 #include "topo/source.h"
 
 namespace canopy::cli {
@@ -19,7 +21,7 @@ namespace {
 
 struct MapCommandOptions {
   std::string graph, fabric, hosts, node, algorithm = "rt", tree = "auto", groups = "tree";
-  std::string rankfile, slurm_hostfile, machinefile, permutation;
+  std::string rankfile, slurm_hostfile, machinefile, permutation, heatmap, draw_load;
   int ppn = 0, parts = 0, seed = 1;
   bool no_intra = false, no_refine = false, json = false;
 };
@@ -33,7 +35,14 @@ map::Problem load_problem(const MapCommandOptions &o) {
   return map::Problem{std::move(graph), map::Machine(topology, std::move(hosts), o.ppn, std::move(node))};
 }
 
-void write_outputs(const MapCommandOptions &o, const map::Machine &m, const std::vector<int> &slots) {
+// Pictures first: when one fails (no gnuplot, no Graphviz) the run fails before
+// any launcher file is written, rather than leaving half of what was asked.
+void write_outputs(const MapCommandOptions &o, const map::Problem &p, const map::MapResult &r, const map::Metrics &mapped,
+                   const map::Metrics &identity) {
+  if (!o.heatmap.empty()) map::write_heatmap(o.heatmap, p, r, mapped, identity);
+  if (!o.draw_load.empty()) map::write_load_drawing(o.draw_load, p, r, mapped, identity);
+  const map::Machine &m = p.machine;
+  const std::vector<int> &slots = r.slot_of_process;
   if (!o.rankfile.empty()) write_file_atomic(o.rankfile, map::openmpi_rankfile(m, slots));
   if (!o.slurm_hostfile.empty()) write_file_atomic(o.slurm_hostfile, map::slurm_hostfile(m, slots));
   if (!o.machinefile.empty()) write_file_atomic(o.machinefile, map::mpich_machinefile(m, slots));
@@ -64,6 +73,9 @@ void print_text(const map::Problem &p, const map::MapResult &r, const map::Metri
 }
 
 int run_map(const MapCommandOptions &o) {
+  // A wrong file name fails now, not after loading and mapping.
+  if (!o.heatmap.empty()) map::picture_format(o.heatmap, {map::PictureFormat::Svg, map::PictureFormat::Png}, "--heatmap");
+  if (!o.draw_load.empty()) map::picture_format(o.draw_load, {map::PictureFormat::Dot, map::PictureFormat::Svg}, "--draw-load");
   map::Problem problem = load_problem(o);
   map::MapOptions options;
   options.algorithm = o.algorithm;
@@ -75,7 +87,7 @@ int run_map(const MapCommandOptions &o) {
   map::MapResult result = map::map_processes(problem, options);
   map::Metrics metrics = map::evaluate(problem, result.slot_of_process);
   map::Metrics identity = map::evaluate(problem, map::identity_placement(problem));
-  write_outputs(o, problem.machine, result.slot_of_process);
+  write_outputs(o, problem, result, metrics, identity);
   if (o.json)
     print_json(map::map_report_json(problem, result, metrics, identity));
   else
@@ -114,11 +126,18 @@ CommandRunner add_map_command(CLI::App &app) {
                   "Write a Slurm host list (SLURM_HOSTFILE=FILE srun --distribution=arbitrary)");
   cmd->add_option("--machinefile", o->machinefile, "Write an MPICH machine file (mpiexec -f FILE)");
   cmd->add_option("--permutation", o->permutation, "Write the slot of each process, one per line");
+  cmd->add_option("--heatmap", o->heatmap,
+                  "Draw the communication matrix before (identity) and after the mapping side by side, processes in "
+                  "slot order, each host's block outlined, into FILE.svg or FILE.png (gnuplot; at most 512x512 cells)");
+  cmd->add_option("--draw-load", o->draw_load,
+                  "Draw the fabric with each link coloured and sized by the bytes it carries under the mapping, "
+                  "the job's hosts highlighted, into FILE.dot or FILE.svg (Graphviz)");
   add_json_flag(*cmd, o->json);
   cmd->footer("Metrics are computed on the routes the fabric uses (forwarding tables when loaded) for the\n"
               "mapping and for identity (rank i on slot i, hosts in allocation order). See docs/mapping.md.\n"
               "Example: canopy map --graph app.graph --fabric dump/current --hosts job.hosts --ppn 16 \\\n"
-              "           --node-topology 'pack:2 core:8 pu:2' --algorithm rt --rankfile job.rankfile");
+              "           --node-topology 'pack:2 core:8 pu:2' --algorithm rt --rankfile job.rankfile \\\n"
+              "           --heatmap matrix.svg --draw-load loads.svg");
   return [o] { return run_map(*o); };
 }
 
