@@ -1,5 +1,6 @@
 #include "topo/simgrid_platform.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <unordered_map>
 
@@ -100,25 +101,63 @@ bool mirrored(const RouteTable &t, size_t i, size_t j) {
   return true;
 }
 
-void append_route(std::string &xml, const std::string &src, const std::string &dst, const LinkUse *uses,
-                  size_t len, bool symmetrical) {
-  xml += "  <route src=\"" + src + "\" dst=\"" + dst + "\" symmetrical=\"" + (symmetrical ? "YES" : "NO") + "\">";
+// One <route> (flat) or <zoneRoute> (between node zones): @p head is the element
+// name with its src/dst(/gateway) attributes.
+void append_route(std::string &xml, const std::string &head, const LinkUse *uses, size_t len, bool symmetrical) {
+  xml += "  <" + head + " symmetrical=\"" + (symmetrical ? "YES" : "NO") + "\">";
   for (size_t k = 0; k < len; ++k) {
     xml += "<link_ctn id=\"l" + std::to_string(uses[k] >> 1) + "\" direction=\"";
     xml += (uses[k] & 1) ? "DOWN\"/>" : "UP\"/>";
   }
-  xml += "</route>\n";
+  xml += "</" + head.substr(0, head.find(' ')) + ">\n";
+}
+
+void validate_node_model(const SimgridNodeModel &m) {
+  if (m.core_package.empty()) throw Error(CANOPY_ERR_INVALID_ARG, "SimGrid node model: the node has no cores");
+  for (double gbps : {m.core_bandwidth_gbps, m.socket_bandwidth_gbps, m.intersocket_bandwidth_gbps})
+    if (!(gbps > 0)) throw Error(CANOPY_ERR_INVALID_ARG, "SimGrid node model: bandwidths must be > 0 Gb/s");
+  if (!(m.core_latency_us >= 0) || !(m.intersocket_latency_us >= 0))
+    throw Error(CANOPY_ERR_INVALID_ARG, "SimGrid node model: latencies must be >= 0 us");
 }
 
 void validate(const Topology &topo, const SimgridOptions &o) {
   if (!(o.link_latency_us >= 0)) throw Error(CANOPY_ERR_INVALID_ARG, "SimGrid link latency must be >= 0 us");
   if (!(o.host_speed_gflops > 0)) throw Error(CANOPY_ERR_INVALID_ARG, "SimGrid host speed must be > 0 Gflop/s");
   if (o.host_cores < 1) throw Error(CANOPY_ERR_INVALID_ARG, "SimGrid host cores must be >= 1");
+  if (o.node) validate_node_model(*o.node);
   for (const Link &link : topo.links())
     if (!(link.rate.gbps > 0))
       throw Error(CANOPY_ERR_INVALID_ARG, "link " + topo.node(link.node_a).name + ":" + std::to_string(link.port_a) +
                                               " - " + topo.node(link.node_b).name + ":" +
                                               std::to_string(link.port_b) + " has no known rate");
+}
+
+// The hosts to export: the allocation given (each a cabled host, once), or
+// every host that can communicate.
+std::vector<int> exported_hosts(const Topology &topo, const SimgridOptions &o, SimgridPlatformStats &st) {
+  std::vector<int> hosts;
+  if (!o.hosts.empty()) {
+    std::vector<char> seen(topo.nodes().size(), 0);
+    for (int h : o.hosts) {
+      if (h < 0 || static_cast<size_t>(h) >= topo.nodes().size() || !topo.node(h).is_host())
+        throw Error(CANOPY_ERR_INVALID_ARG, "SimGrid platform: node " + std::to_string(h) + " is not a host");
+      const std::string &name = topo.node(h).name;
+      if (!topo.node(h).first_connected_port())
+        throw Error(CANOPY_ERR_INVALID_ARG, "SimGrid platform: host " + name + " has no cabled port");
+      if (seen[static_cast<size_t>(h)]++)
+        throw Error(CANOPY_ERR_INVALID_ARG, "SimGrid platform: host " + name + " listed twice");
+    }
+    return o.hosts;
+  }
+  for (int h : topo.hosts()) {
+    if (topo.node(h).first_connected_port())
+      hosts.push_back(h);
+    else
+      ++st.skipped_hosts;  // it cannot communicate; SMPI must not place ranks there
+  }
+  if (st.skipped_hosts)
+    CANOPY_LOG(Warn, "SimGrid platform: %zu host(s) without a cabled port left out", st.skipped_hosts);
+  return hosts;
 }
 
 // Switch names are descriptions and need not be unique; a name shared with any
@@ -134,6 +173,156 @@ std::vector<std::string> router_ids(const Topology &topo) {
   return ids;
 }
 
+std::string host_element(const std::string &id, const SimgridOptions &o, int cores) {
+  return "<host id=\"" + id + "\" speed=\"" + number(o.host_speed_gflops) + "Gf\" core=\"" + std::to_string(cores) +
+         "\"/>\n";
+}
+
+std::string link_element(const std::string &id, double gbps, double latency_us, bool split_duplex,
+                         const std::string &ends = "") {
+  std::string xml = "<link id=\"" + id + "\" bandwidth=\"" + number(gbps) + "Gbps\" latency=\"" +
+                    number(latency_us) + "us\"" + (split_duplex ? " sharing_policy=\"SPLITDUPLEX\"" : "");
+  if (ends.empty()) return xml + "/>\n";
+  return xml + "><prop id=\"ends\" value=\"" + xml_escaped(ends) + "\"/></link>\n";
+}
+
+std::string fabric_links(const Topology &topo, const SimgridOptions &o) {
+  std::string xml;
+  for (size_t i = 0; i < topo.links().size(); ++i) {
+    const Link &link = topo.links()[i];
+    // UP = from the a end to the b end, as the "ends" property lists them.
+    xml += "  " + link_element("l" + std::to_string(i), link.rate.gbps, o.link_latency_us, true,
+                               topo.node(link.node_a).name + ":" + std::to_string(link.port_a) + " " +
+                                   topo.node(link.node_b).name + ":" + std::to_string(link.port_b) + " " +
+                                   rate_string(link.rate));
+  }
+  return xml;
+}
+
+// Every ordered pair of exported hosts, one element per route or per mirrored
+// pair of routes; @p head_of gives the element head for (i, j).
+template <typename Head>
+void append_routes(std::string &xml, const RouteTable &routes, Head head_of, SimgridPlatformStats &st) {
+  for (size_t i = 0; i < routes.n; ++i)
+    for (size_t j = 0; j < routes.n; ++j) {
+      if (i == j) continue;  // flat: SimGrid's loopback link; per-core: inside the node zone
+      bool symmetrical = mirrored(routes, i, j);
+      if (symmetrical && j < i) continue;  // written with (j, i)
+      append_route(xml, head_of(i, j), routes.begin(i, j), routes.size(i, j), symmetrical);
+      ++st.routes;
+      st.symmetric_routes += symmetrical;
+    }
+}
+
+std::string flat_zone(const Topology &topo, const SimgridOptions &o, const std::vector<int> &hosts,
+                      const RouteTable &routes, SimgridPlatformStats &st) {
+  std::string xml;
+  std::vector<std::string> ids;
+  for (int h : hosts) {
+    ids.push_back(xml_escaped(simgrid_host_id(topo, h)));
+    xml += "  " + host_element(ids.back(), o, o.host_cores);
+  }
+  for (const std::string &id : router_ids(topo)) xml += "  <router id=\"" + xml_escaped(id) + "\"/>\n";
+  xml += fabric_links(topo, o);
+  append_routes(xml, routes, [&](size_t i, size_t j) { return "route src=\"" + ids[i] + "\" dst=\"" + ids[j] + "\""; },
+                st);
+  st.routers = topo.switches().size();
+  st.hosts = hosts.size();
+  return xml;
+}
+
+// Inside one node zone: a route as link ids with directions ("" for a shared link).
+using NodeHops = std::vector<std::pair<std::string, const char *>>;
+
+class NodeZone {
+ public:
+  NodeZone(const SimgridNodeModel &m, std::string id) : m_(m), id_(std::move(id)) {
+    for (int p : m.core_package) packages_ = std::max(packages_, p + 1);
+    packages_ = std::max(packages_, 1);
+  }
+
+  std::string xml(const SimgridOptions &o) const {
+    size_t cores = m_.core_package.size();
+    std::string x = "  <zone id=\"" + id_ + "\" routing=\"Full\">\n";
+    for (size_t c = 0; c < cores; ++c) x += "    " + host_element(core(c), o, 1);
+    x += "    <router id=\"" + nic() + "\"/>\n";
+    for (size_t c = 0; c < cores; ++c)
+      x += "    " + link_element(core(c), m_.core_bandwidth_gbps, m_.core_latency_us, true);
+    for (int p = 0; p < packages_; ++p)
+      x += "    " + link_element(socket(p), m_.socket_bandwidth_gbps, 0, false);
+    for (int a = 0; a < packages_; ++a)
+      for (int b = a + 1; b < packages_; ++b)
+        x += "    " + link_element(between(a, b), m_.intersocket_bandwidth_gbps, m_.intersocket_latency_us, true);
+    for (size_t a = 0; a < cores; ++a) {
+      for (size_t b = a + 1; b < cores; ++b)
+        x += route(core(a), core(b), core_to_core(a, b));
+      x += route(core(a), nic(), core_to_nic(a));
+    }
+    return x + "  </zone>\n";
+  }
+  std::string nic() const { return id_ + ".nic"; }
+
+ private:
+  std::string core(size_t c) const { return id_ + ".c" + std::to_string(c); }
+  std::string socket(int p) const { return id_ + ".s" + std::to_string(p); }
+  std::string between(int a, int b) const { return id_ + ".s" + std::to_string(a) + "-s" + std::to_string(b); }
+  int package(size_t c) const { return std::max(m_.core_package[c], 0); }
+  // The inter-socket link from package a to b, in the direction crossed.
+  std::pair<std::string, const char *> crossing(int a, int b) const {
+    return a < b ? std::make_pair(between(a, b), "UP") : std::make_pair(between(b, a), "DOWN");
+  }
+  // A message between cores is copied through the memory of both sockets.
+  NodeHops core_to_core(size_t a, size_t b) const {
+    NodeHops hops{{core(a), "UP"}, {socket(package(a)), ""}};
+    if (package(a) != package(b)) {
+      hops.push_back(crossing(package(a), package(b)));
+      hops.emplace_back(socket(package(b)), "");
+    }
+    hops.emplace_back(core(b), "DOWN");
+    return hops;
+  }
+  // The NIC sits on package 0: cores of other sockets reach it across sockets.
+  NodeHops core_to_nic(size_t a) const {
+    NodeHops hops{{core(a), "UP"}, {socket(package(a)), ""}};
+    if (package(a) != 0) hops.push_back(crossing(package(a), 0));
+    return hops;
+  }
+  static std::string route(const std::string &src, const std::string &dst, const NodeHops &hops) {
+    std::string x = "    <route src=\"" + src + "\" dst=\"" + dst + "\" symmetrical=\"YES\">";
+    for (const auto &[id, direction] : hops)
+      x += "<link_ctn id=\"" + id + "\"" + (*direction ? std::string(" direction=\"") + direction + "\"" : "") + "/>";
+    return x + "</route>\n";
+  }
+
+  const SimgridNodeModel &m_;
+  std::string id_;
+  int packages_ = 0;
+};
+
+// Zones must precede links, and a zone holding zones holds no hosts or routers
+// (SimGrid's DTD): node zones, then the fabric's cables, then the zoneRoutes
+// between node gateways. The switches are named in the cables' "ends".
+std::string nested_zones(const Topology &topo, const SimgridOptions &o, const std::vector<int> &hosts,
+                         const RouteTable &routes, SimgridPlatformStats &st) {
+  std::string xml = "  <prop id=\"canopy_node\" value=\"" + xml_escaped(o.node->spec) + "\"/>\n";
+  std::vector<std::string> ids, nics;
+  for (int h : hosts) {
+    ids.push_back(xml_escaped(simgrid_host_id(topo, h)));
+    NodeZone zone(*o.node, ids.back());
+    xml += zone.xml(o);
+    nics.push_back(zone.nic());
+  }
+  xml += fabric_links(topo, o);
+  append_routes(xml, routes,
+                [&](size_t i, size_t j) {
+                  return "zoneRoute src=\"" + ids[i] + "\" dst=\"" + ids[j] + "\" gw_src=\"" + nics[i] +
+                         "\" gw_dst=\"" + nics[j] + "\"";
+                },
+                st);
+  st.hosts = hosts.size() * o.node->core_package.size();
+  return xml;
+}
+
 }  // namespace
 
 std::string simgrid_host_id(const Topology &topo, int host) {
@@ -141,20 +330,15 @@ std::string simgrid_host_id(const Topology &topo, int host) {
   return topo.find_host(n.name) == host ? n.name : n.name + "@" + guid_string(n.guid);
 }
 
+std::string simgrid_core_host_id(const Topology &topo, int host, int core) {
+  return simgrid_host_id(topo, host) + ".c" + std::to_string(core);
+}
+
 std::string simgrid_platform_xml(const Topology &topo, const SimgridOptions &options, SimgridPlatformStats *stats) {
   validate(topo, options);
   SimgridPlatformStats st;
-  std::vector<int> hosts;
-  for (int h : topo.hosts()) {
-    if (topo.node(h).first_connected_port())
-      hosts.push_back(h);
-    else
-      ++st.skipped_hosts;  // it cannot communicate; SMPI must not place ranks there
-  }
-  if (st.skipped_hosts)
-    CANOPY_LOG(Warn, "SimGrid platform: %zu host(s) without a cabled port left out", st.skipped_hosts);
-  PortLinks ports(topo);
-  RouteTable routes = all_routes(topo, hosts, ports);
+  std::vector<int> hosts = exported_hosts(topo, options, st);
+  RouteTable routes = all_routes(topo, hosts, PortLinks(topo));
 
   // Provenance as zone properties, not a comment: a path may hold "--", which
   // no XML comment may contain.
@@ -163,34 +347,9 @@ std::string simgrid_platform_xml(const Topology &topo, const SimgridOptions &opt
       "<platform version=\"4.1\">\n<zone id=\"fabric\" routing=\"Full\">\n"
       "  <prop id=\"canopy_source\" value=\"" + xml_escaped(topo.source()) + "\"/>\n"
       "  <prop id=\"canopy_routes\" value=\"" + route_method_name(route_method(topo)) + "\"/>\n";
-  std::vector<std::string> host_ids;
-  for (int h : hosts) {
-    host_ids.push_back(xml_escaped(simgrid_host_id(topo, h)));
-    xml += "  <host id=\"" + host_ids.back() + "\" speed=\"" + number(options.host_speed_gflops) + "Gf\" core=\"" +
-           std::to_string(options.host_cores) + "\"/>\n";
-  }
-  for (const std::string &id : router_ids(topo)) xml += "  <router id=\"" + xml_escaped(id) + "\"/>\n";
-  for (size_t i = 0; i < topo.links().size(); ++i) {
-    const Link &link = topo.links()[i];
-    // UP = from the a end to the b end, as the "ends" property lists them.
-    xml += "  <link id=\"l" + std::to_string(i) + "\" bandwidth=\"" + number(link.rate.gbps) + "Gbps\" latency=\"" +
-           number(options.link_latency_us) + "us\" sharing_policy=\"SPLITDUPLEX\"><prop id=\"ends\" value=\"" +
-           xml_escaped(topo.node(link.node_a).name + ":" + std::to_string(link.port_a) + " " +
-                       topo.node(link.node_b).name + ":" + std::to_string(link.port_b) + " " + rate_string(link.rate)) +
-           "\"/></link>\n";
-  }
-  for (size_t i = 0; i < hosts.size(); ++i)
-    for (size_t j = 0; j < hosts.size(); ++j) {
-      if (i == j) continue;  // SimGrid adds the loopback link itself
-      bool symmetrical = mirrored(routes, i, j);
-      if (symmetrical && j < i) continue;  // written with (j, i)
-      append_route(xml, host_ids[i], host_ids[j], routes.begin(i, j), routes.size(i, j), symmetrical);
-      ++st.routes;
-      st.symmetric_routes += symmetrical;
-    }
+  xml += options.node ? nested_zones(topo, options, hosts, routes, st) : flat_zone(topo, options, hosts, routes, st);
   xml += "</zone>\n</platform>\n";
-  st.hosts = hosts.size();
-  st.routers = topo.switches().size();
+  st.nodes = hosts.size();
   st.links = topo.links().size();
   if (stats) *stats = st;
   return xml;

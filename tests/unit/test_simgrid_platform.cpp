@@ -210,3 +210,96 @@ TEST(SimgridPlatform, BadOptionsAndUnknownRates) {
     EXPECT_NE(std::string(e.what()).find("no known rate"), std::string::npos) << e.what();
   }
 }
+
+namespace {
+
+// zoneRoute src -> dst: its gateways and cables, both directions of symmetrical ones.
+struct ZoneRoute {
+  std::string gw_src, gw_dst;
+  Hops hops;
+};
+
+std::map<std::pair<std::string, std::string>, ZoneRoute> zone_routes(const std::string &xml) {
+  std::map<std::pair<std::string, std::string>, ZoneRoute> out;
+  static const std::regex element(R"re(<zoneRoute\s([^>]*)>(.*?)</zoneRoute>)re");
+  static const std::regex ctn(R"re(<link_ctn\s([^>]*)/>)re");
+  for (std::sregex_iterator it(xml.begin(), xml.end(), element), end; it != end; ++it) {
+    auto a = attributes((*it)[1]);
+    std::string body = (*it)[2];
+    ZoneRoute there{a["gw_src"], a["gw_dst"], {}}, back{a["gw_dst"], a["gw_src"], {}};
+    for (std::sregex_iterator c(body.begin(), body.end(), ctn); c != end; ++c) {
+      auto l = attributes((*c)[1]);
+      there.hops.emplace_back(l["id"], l["direction"]);
+    }
+    for (auto h = there.hops.rbegin(); h != there.hops.rend(); ++h)
+      back.hops.emplace_back(h->first, h->second == "UP" ? "DOWN" : "UP");
+    EXPECT_TRUE(out.emplace(std::make_pair(a["src"], a["dst"]), there).second) << "duplicate zoneRoute";
+    if (a["symmetrical"] == "YES") EXPECT_TRUE(out.emplace(std::make_pair(a["dst"], a["src"]), back).second);
+  }
+  return out;
+}
+
+// The route element between two ids inside a node zone, as written.
+std::string node_route(const std::string &xml, const std::string &src, const std::string &dst) {
+  size_t at = xml.find("<route src=\"" + src + "\" dst=\"" + dst + "\"");
+  EXPECT_NE(at, std::string::npos) << src << " -> " << dst;
+  return at == std::string::npos ? "" : xml.substr(at, xml.find("</route>", at) - at);
+}
+
+SimgridOptions two_sockets_of_two_cores(std::vector<int> hosts) {
+  SimgridOptions o;
+  o.hosts = std::move(hosts);
+  o.node = SimgridNodeModel{};
+  o.node->core_package = {0, 0, 1, 1};
+  o.node->spec = "pack:2 core:2 pu:1";
+  return o;
+}
+
+}  // namespace
+
+TEST(SimgridPlatform, PerCoreZonesRouteBetweenNicsExactly) {
+  TwoLevelFatTree f;
+  f.route_all_through_spine_b();
+  std::vector<int> job{f.h1, f.h3, f.h2};
+  std::string xml = simgrid_platform_xml(f.topo, two_sockets_of_two_cores(job));
+  Platform p = parse(xml);
+  EXPECT_EQ(p.hosts.size(), 12u);
+  for (int h : job)
+    for (int c = 0; c < 4; ++c) EXPECT_TRUE(p.hosts.count(simgrid_core_host_id(f.topo, h, c)));
+  EXPECT_EQ(p.hosts.count("h4.c0"), 0u);  // not in the job
+  auto routes = zone_routes(xml);
+  EXPECT_EQ(routes.size(), 6u);
+  for (int a : job)
+    for (int b : job) {
+      if (a == b) continue;
+      const ZoneRoute &r = routes.at({simgrid_host_id(f.topo, a), simgrid_host_id(f.topo, b)});
+      EXPECT_EQ(r.gw_src, simgrid_host_id(f.topo, a) + ".nic");
+      EXPECT_EQ(r.gw_dst, simgrid_host_id(f.topo, b) + ".nic");
+      EXPECT_EQ(r.hops, expected(f.topo, a, b)) << f.topo.node(a).name << " -> " << f.topo.node(b).name;
+    }
+  // Inside a node: one socket, across sockets, and to the NIC on package 0.
+  EXPECT_NE(node_route(xml, "h1.c0", "h1.c1").find("h1.s0\"/><link_ctn id=\"h1.c1\" direction=\"DOWN\""),
+            std::string::npos);
+  std::string across = node_route(xml, "h1.c1", "h1.c2");
+  EXPECT_NE(across.find("<link_ctn id=\"h1.s0-s1\" direction=\"UP\"/><link_ctn id=\"h1.s1\"/>"), std::string::npos)
+      << across;
+  std::string to_nic = node_route(xml, "h1.c3", "h1.nic");
+  EXPECT_NE(to_nic.find("<link_ctn id=\"h1.s1\"/><link_ctn id=\"h1.s0-s1\" direction=\"DOWN\"/>"), std::string::npos)
+      << to_nic;
+  EXPECT_EQ(p.links.at("h1.c0").at("sharing_policy"), "SPLITDUPLEX");
+  EXPECT_EQ(p.links.at("h1.s0").count("sharing_policy"), 0u);  // shared by both directions
+}
+
+TEST(SimgridPlatform, PerCoreModelAndAllocationErrors) {
+  TwoLevelFatTree f;
+  SimgridOptions o = two_sockets_of_two_cores({f.h1, f.h1});
+  EXPECT_THROW(simgrid_platform_xml(f.topo, o), Error);  // listed twice
+  o = two_sockets_of_two_cores({f.leaf1});
+  EXPECT_THROW(simgrid_platform_xml(f.topo, o), Error);  // a switch
+  o = two_sockets_of_two_cores({});
+  o.node->core_package.clear();
+  EXPECT_THROW(simgrid_platform_xml(f.topo, o), Error);
+  o = two_sockets_of_two_cores({});
+  o.node->socket_bandwidth_gbps = 0;
+  EXPECT_THROW(simgrid_platform_xml(f.topo, o), Error);
+}

@@ -8,8 +8,10 @@
 #include "cli.h"
 #include "commands.h"
 #include "common/error.h"
+#include "common/file_io.h"
 #include "common/params.h"
 #include "common/text.h"
+#include "map/machine.h"
 #include "topo/drawing.h"
 #include "topo/node_topology.h"
 #include "topo/routes.h"
@@ -21,7 +23,7 @@ namespace canopy::cli {
 namespace {
 
 struct TopoOptions {
-  std::string source, svg, node, simgrid;
+  std::string source, svg, node, simgrid, simgrid_cores, simgrid_hosts;
   topo::SimgridOptions simgrid_options;
   std::optional<double> simgrid_latency_us;
   bool json = false, dot = false, formats = false;
@@ -63,6 +65,28 @@ int run_node(const TopoOptions &o) {
   return 0;
 }
 
+// The platform's options: the parameters' defaults, the node model when
+// --simgrid-cores names a node topology, the allocation from --simgrid-hosts.
+topo::SimgridOptions simgrid_options(const TopoOptions &o, const topo::Topology &topo) {
+  topo::SimgridOptions options = o.simgrid_options;
+  options.link_latency_us = o.simgrid_latency_us.value_or(param_double("topo_hop_latency_us"));
+  if (!o.simgrid_hosts.empty())
+    options.hosts = map::allocation_hosts(topo, read_file(o.simgrid_hosts), o.simgrid_hosts);
+  if (!o.simgrid_cores.empty()) {
+    topo::NodeTopology node = topo::NodeTopology::load(o.simgrid_cores);
+    topo::SimgridNodeModel m;
+    m.core_package = node.core_packages();
+    m.spec = o.simgrid_cores;
+    m.core_bandwidth_gbps = param_double("simgrid_core_bandwidth_gbps");
+    m.socket_bandwidth_gbps = param_double("simgrid_socket_bandwidth_gbps");
+    m.core_latency_us = param_double("simgrid_core_latency_us");
+    m.intersocket_bandwidth_gbps = param_double("simgrid_intersocket_bandwidth_gbps");
+    m.intersocket_latency_us = param_double("simgrid_intersocket_latency_us");
+    options.node = std::move(m);
+  }
+  return options;
+}
+
 int run_topo(const TopoOptions &o) {
   if (o.formats) {
     for (const topo::SourceFormat &f : topo::source_formats()) std::printf("%-20s %s\n", f.name, f.doc);
@@ -73,11 +97,9 @@ int run_topo(const TopoOptions &o) {
   topo::Topology topo = topo::load_topology(o.source);
   if (!o.svg.empty()) topo::render_svg(topo::fabric_dot(topo), o.svg);
   topo::SimgridPlatformStats platform;
-  if (!o.simgrid.empty()) {
-    topo::SimgridOptions options = o.simgrid_options;
-    options.link_latency_us = o.simgrid_latency_us.value_or(param_double("topo_hop_latency_us"));
-    platform = topo::write_simgrid_platform(topo, options, o.simgrid);
-  }
+  if (o.simgrid.empty() && (!o.simgrid_cores.empty() || !o.simgrid_hosts.empty()))
+    throw Error(CANOPY_ERR_INVALID_ARG, "--simgrid-cores and --simgrid-hosts need --simgrid FILE");
+  if (!o.simgrid.empty()) platform = topo::write_simgrid_platform(topo, simgrid_options(o, topo), o.simgrid);
   if (o.dot) {
     std::cout << topo::fabric_dot(topo);
   } else if (o.json) {
@@ -86,8 +108,8 @@ int run_topo(const TopoOptions &o) {
     print_summary(topo, topo::summarize(topo));
     if (!o.svg.empty()) std::printf("drawing:     %s\n", o.svg.c_str());
     if (!o.simgrid.empty())
-      std::printf("simgrid:     %s: %zu hosts, %zu routers, %zu links, %zu routes (%zu symmetrical)\n",
-                  o.simgrid.c_str(), platform.hosts, platform.routers, platform.links, platform.routes,
+      std::printf("simgrid:     %s: %zu hosts (%zu nodes), %zu routers, %zu links, %zu routes (%zu symmetrical)\n",
+                  o.simgrid.c_str(), platform.hosts, platform.nodes, platform.routers, platform.links, platform.routes,
                   platform.symmetric_routes);
   }
   return 0;
@@ -110,13 +132,20 @@ CommandRunner add_topo_command(CLI::App &app) {
   cmd->add_option("--simgrid-latency", o->simgrid_latency_us,
                   "Latency of each link (per hop) in the SimGrid platform, microseconds "
                   "(default: the topo_hop_latency_us parameter, 0.1)");
+  cmd->add_option("--simgrid-cores", o->simgrid_cores,
+                  "Model each node's inside: one SimGrid host per core (HOST.cN) in a zone per node, sockets "
+                  "and NIC linked as the simgrid_* parameters say; SPEC: 'live', an hwloc XML file or a "
+                  "synthetic string like 'pack:2 core:8 pu:1'");
+  cmd->add_option("--simgrid-hosts", o->simgrid_hosts,
+                  "Export only these hosts (a job's allocation, one per line) with their real routes");
   cmd->add_option("--host-speed", o->simgrid_options.host_speed_gflops,
                   "SimGrid host speed per core, Gflop/s")->capture_default_str();
-  cmd->add_option("--host-cores", o->simgrid_options.host_cores, "SimGrid cores per host")->capture_default_str();
+  cmd->add_option("--host-cores", o->simgrid_options.host_cores, "SimGrid cores per host (flat platform)")->capture_default_str();
   o->node_option = cmd->add_option("--node", o->node,
                   "Describe a node instead: 'live', an hwloc XML file, or a synthetic string like 'pack:2 core:8 pu:2'");
   cmd->footer("Examples:\n  canopy topo dump/current --svg fabric.svg\n"
-              "  canopy topo dump/current --simgrid fabric.xml && smpirun -platform fabric.xml -hostfile hosts ...");
+              "  canopy topo dump/current --simgrid fabric.xml && smpirun -platform fabric.xml -hostfile hosts ...\n"
+              "  canopy topo dump/current --simgrid job.xml --simgrid-hosts job.hosts --simgrid-cores 'pack:2 core:8 pu:1'");
   return [o] { return run_topo(*o); };
 }
 

@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# The paper's evaluation (hierarchical task mapping, Sec. 5) in SimGrid SMPI:
+# communication time of a halo exchange (halo3d) and a sparse-matrix exchange
+# (spmv_pattern on a 27-point stencil matrix) under the system default
+# placement (identity), inter-node mapping only (rt, intra-node off) and
+# inter+intra-node mapping (rt+intra), at several rank counts, on a scattered
+# allocation of a generated fat tree. Each job's allocation is exported with
+# one SimGrid host per core (canopy topo --simgrid-cores), so that where ranks
+# sit inside a node matters; the placements come from `canopy map` rankfiles.
+# See docs/simgrid.md ("The paper's evaluation").
+set -euo pipefail
+
+usage() {
+  cat <<'USAGE'
+Usage: bench/smpi_eval.sh [OPTIONS]
+  --ranks LIST       rank counts (default 256,512,1024)
+  --ppn N            ranks per node = cores used per node (default 16)
+  --node SPEC        node topology, hwloc synthetic (default 'pack:2 core:8 pu:1', Stampede's)
+  --fabric-hosts N   hosts of the generated fat tree (default 512)
+  --levels 2|3       fat-tree levels (default 3)
+  --radix K          switch radix (default 16)
+  --seed S           seed of the scattered allocation (default 1)
+  --patterns LIST    halo3d,spmv (default both)
+  --bytes N          halo3d face / stencil face message size (default 65536)
+  --iters N          timed exchange steps (default 3; 1 warm-up step)
+  --placements LIST  identity,rt,rt+intra (default all three)
+  --out DIR          work directory (default /tmp/canopy-smpi-eval); fabric and platforms reused
+  --canopy BIN       the canopy tool (default build/bin/canopy)
+Prints progress on stderr and one result row per run on stdout (also kept in OUT/results.txt):
+pattern ranks nodes placement comm_us_per_step vs_identity hop_bytes_vs_identity cross_socket_MB wall_s load1
+USAGE
+}
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(dirname "$HERE")"
+RANKS_LIST=256,512,1024 PPN=16 NODE='pack:2 core:8 pu:1' FABRIC_HOSTS=512 LEVELS=3 RADIX=16 SEED=1
+PATTERNS=halo3d,spmv BYTES=65536 ITERS=3 PLACEMENTS=identity,rt,rt+intra OUT=/tmp/canopy-smpi-eval
+CANOPY="$ROOT/build/bin/canopy"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --ranks) RANKS_LIST="${2-}" ;; --ppn) PPN="${2-}" ;; --node) NODE="${2-}" ;;
+    --fabric-hosts) FABRIC_HOSTS="${2-}" ;; --levels) LEVELS="${2-}" ;; --radix) RADIX="${2-}" ;;
+    --seed) SEED="${2-}" ;; --patterns) PATTERNS="${2-}" ;; --bytes) BYTES="${2-}" ;; --iters) ITERS="${2-}" ;;
+    --placements) PLACEMENTS="${2-}" ;; --out) OUT="${2-}" ;; --canopy) CANOPY="${2-}" ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "smpi_eval: error: unknown option $1 (see --help)" >&2; exit 2 ;;
+  esac
+  shift 2 || { echo "smpi_eval: error: $1 needs a value" >&2; exit 2; }
+done
+die() { echo "smpi_eval: error: $*" >&2; exit 1; }
+say() { echo "[smpi_eval $(date +%H:%M:%S) load $(cut -d' ' -f1 /proc/loadavg)] $*" >&2; }
+command -v smpicc >/dev/null && command -v smpirun >/dev/null || die "smpicc/smpirun not found (SimGrid SMPI)"
+[ -x "$CANOPY" ] || die "$CANOPY not built (cmake --build build --target canopy_tool)"
+now() { date +%s.%N; }
+since() { awk -v a="$(now)" -v b="$1" 'BEGIN{printf "%.1f", a-b}'; }
+mkdir -p "$OUT/bin"
+
+# The fabric, and every host of it in a seeded random order: the scattered
+# allocation of a job of N nodes is the first N (a scheduler's leftovers).
+FABRIC="$OUT/fabric-${FABRIC_HOSTS}h-${LEVELS}l-r$RADIX"
+if [ ! -s "$FABRIC/ibnetdiscover.txt" ]; then
+  rm -rf "$FABRIC"
+  say "generating a $LEVELS-level fat tree of $FABRIC_HOSTS hosts (radix $RADIX)"
+  python3 "$ROOT/scripts/gen_fabric.py" dump --hosts "$FABRIC_HOSTS" --levels "$LEVELS" --radix "$RADIX" \
+    --out "$FABRIC" >&2
+fi
+SHUFFLED="$OUT/hosts-shuffled-s$SEED.txt"
+python3 - "$FABRIC/ibnetdiscover.txt" "$SEED" > "$SHUFFLED" <<'PY'
+import random, re, sys
+hosts = sorted(set(re.findall(r'^Ca\s.*#\s*"([^"]+)"', open(sys.argv[1]).read(), re.M)))
+random.Random(int(sys.argv[2])).shuffle(hosts)
+print("\n".join(hosts))
+PY
+[ -s "$SHUFFLED" ] || die "no hosts found in $FABRIC/ibnetdiscover.txt"
+
+# The benchmarks, built with smpicc.
+for prog in halo3d spmv_pattern; do
+  if [ ! -x "$OUT/bin/$prog" ] || [ "$HERE/patterns/$prog.c" -nt "$OUT/bin/$prog" ]; then
+    smpicc -O2 -o "$OUT/bin/$prog" "$HERE/patterns/$prog.c" -lm > "$OUT/bin/$prog.log" 2>&1 ||
+      die "smpicc failed on $prog.c: $(tail -3 "$OUT/bin/$prog.log")"
+  fi
+done
+
+balanced_dims() {
+  python3 -c "
+n=$1; best=None
+for x in range(1,n+1):
+  for y in range(1,x+1):
+    if n%(x*y)==0 and n//(x*y)<=y:
+      d=(x,y,n//(x*y)); s=max(d)-min(d)
+      if best is None or s<best[0]: best=(s,d)
+print('x'.join(map(str,best[1])))"
+}
+
+# rank R=HOST slot=CORE  ->  line R: HOST.cCORE (the per-core platform's host ids)
+rankfile_to_hostfile() {
+  sed -E 's/^rank ([0-9]+)=([^ ]+) slot=([0-9]+)$/\1 \2.c\3/' "$1" | sort -n | cut -d' ' -f2
+}
+
+RESULTS="$OUT/results.txt"
+: > "$RESULTS"
+printf "%-7s %6s %5s %-9s %12s %8s %9s %10s %7s %6s\n" pattern ranks nodes placement us_per_step vs_ident \
+  hopbytes cross_MB wall_s load1 | tee -a "$RESULTS"
+IFS=',' read -r -a RANK_COUNTS <<< "$RANKS_LIST"
+IFS=',' read -r -a PATTERN_LIST <<< "$PATTERNS"
+IFS=',' read -r -a PLACEMENT_LIST <<< "$PLACEMENTS"
+for ranks in "${RANK_COUNTS[@]}"; do
+  [ $((ranks % PPN)) -eq 0 ] || die "$ranks ranks are not a multiple of $PPN per node"
+  nodes=$((ranks / PPN))
+  [ "$nodes" -le "$(wc -l < "$SHUFFLED")" ] || die "$nodes nodes do not fit the $FABRIC_HOSTS-host fabric"
+  JOB="$OUT/job-${nodes}n-s$SEED"
+  head -n "$nodes" "$SHUFFLED" > "$JOB.hosts"
+  if [ ! -s "$JOB.xml" ] || [ "$CANOPY" -nt "$JOB.xml" ]; then
+    t0=$(now)
+    "$CANOPY" topo "$FABRIC" --simgrid "$JOB.xml" --simgrid-hosts "$JOB.hosts" --simgrid-cores "$NODE" |
+      grep '^simgrid:' >&2
+    say "exported the $nodes nodes of the job ($NODE) in $(since "$t0") s, $(du -h "$JOB.xml" | cut -f1)"
+  fi
+  dims="$(balanced_dims "$ranks")"
+  for pattern in "${PATTERN_LIST[@]}"; do
+    case "$pattern" in
+      halo3d)
+        graph="$OUT/halo3d-$dims-$BYTES.edges"
+        # halo3d sends BYTES each way to each grid neighbour: 2*BYTES per pair.
+        python3 "$ROOT/scripts/gen_comm_graph.py" stencil --dims "$dims" --bytes $((2 * BYTES)) --format edges -o "$graph"
+        args=(--dims "$dims" --bytes "$BYTES" --iters "$ITERS" --warmup 1)
+        bench="$OUT/bin/halo3d" ;;
+      spmv)
+        graph="$OUT/stencil27-$dims-$BYTES.edges"
+        python3 "$HERE/smpi_placement.py" stencil27 --dims "$dims" --bytes "$BYTES" -o "$graph"
+        args=("$graph" --iters "$ITERS" --warmup 1)
+        bench="$OUT/bin/spmv_pattern" ;;
+      *) die "unknown pattern '$pattern' (halo3d, spmv)" ;;
+    esac
+    identity_us=""
+    for placement in "${PLACEMENT_LIST[@]}"; do
+      case "$placement" in
+        identity) map_args=(--algorithm identity) ;;
+        rt) map_args=(--algorithm rt --no-intra) ;;
+        rt+intra) map_args=(--algorithm rt) ;;
+        *) die "unknown placement '$placement' (identity, rt, rt+intra)" ;;
+      esac
+      stem="$OUT/$pattern-$ranks-$placement"
+      "$CANOPY" map --graph "edges:$graph" --fabric "$FABRIC" --hosts "$JOB.hosts" --ppn "$PPN" \
+        --node-topology "$NODE" "${map_args[@]}" --rankfile "$stem.rankfile" --json > "$stem.json" ||
+        die "canopy map failed for $pattern/$placement"
+      rankfile_to_hostfile "$stem.rankfile" > "$stem.hosts"
+      [ "$(wc -l < "$stem.hosts")" -eq "$ranks" ] || die "$stem.hosts: expected $ranks lines"
+      read -r hop_ratio cross_mb < <(python3 -c "
+import json,sys; j=json.load(open('$stem.json')); m=j['metrics']; i=j['identity']
+print('%.3f' % (m['hop_bytes']/i['hop_bytes'] if i['hop_bytes'] else 1), '%.1f' % ((m.get('cross_socket_bytes') or 0)/1e6))")
+      load=$(cut -d' ' -f1 /proc/loadavg)
+      say "$pattern $ranks ranks ($nodes nodes, grid $dims): $placement: smpirun ..."
+      t0=$(now)
+      # SMPI exits 0 even after MPI_Abort: the result line is the proof of success.
+      smpirun -np "$ranks" -platform "$JOB.xml" -hostfile "$stem.hosts" --cfg=smpi/simulate-computation:no \
+        --cfg=smpi/host-speed:1Gf "$bench" "${args[@]}" > "$stem.log" 2>&1 || true
+      wall=$(since "$t0")
+      line="$(grep -E '^(halo3d|spmv_pattern) ranks=' "$stem.log" || true)"
+      [ -n "$line" ] || die "$pattern/$placement: no result (see $stem.log): $(grep -v INFO "$stem.log" | tail -3)"
+      us="$(sed -E 's/.*per_iter_us=([^ ]+).*/\1/' <<< "$line")"
+      [ -n "$identity_us" ] || identity_us="$us"
+      ratio=$(awk -v a="$us" -v b="$identity_us" 'BEGIN{printf "%+.1f%%", (a/b-1)*100}')
+      printf "%-7s %6s %5s %-9s %12s %8s %9s %10s %7s %6s\n" "$pattern" "$ranks" "$nodes" "$placement" "$us" \
+        "$ratio" "$hop_ratio" "$cross_mb" "$wall" "$load" | tee -a "$RESULTS"
+    done
+  done
+done
+say "done: $RESULTS"
