@@ -19,7 +19,7 @@ struct SelectionInput {
   int nodes = 1;
   int max_ranks_per_node = 1;
   size_t bytes = 0;
-  std::string library;  // the MPI serving PMPI_*: "open_mpi", "mpich" or "other"
+  std::string library = {};  // the MPI serving PMPI_*: "open_mpi", "mpich" or "other"
 };
 
 /** Inclusive ranges; a max of -1 means unbounded. */
