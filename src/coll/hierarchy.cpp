@@ -37,14 +37,10 @@ void split(MPI_Comm parent, int color, int key, MPI_Comm *out) {
 // Index of this process's host among the distinct names of the host map (same on every rank).
 int hostmap_color(const std::string &path) {
   std::vector<std::string> hosts = load_hostmap(path);
-  int world_rank = 0;
-  check_mpi(PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank), "MPI_Comm_rank");
-  if (static_cast<size_t>(world_rank) >= hosts.size())
-    throw Error(CANOPY_ERR_INVALID_ARG, path + ": the host map lists " + std::to_string(hosts.size()) +
-                                            " ranks, MPI_COMM_WORLD has rank " + std::to_string(world_rank));
+  std::string mine = hostmap_host(hosts, path);
   std::map<std::string, int> index;
   for (const std::string &host : hosts) index.emplace(host, static_cast<int>(index.size()));
-  return index.at(hosts[static_cast<size_t>(world_rank)]);
+  return index.at(mine);
 }
 
 void build_node(Hierarchy &h) {
@@ -210,6 +206,15 @@ Hierarchy &hierarchy_of(MPI_Comm comm) {
   g_last_comm = comm;
   g_last = static_cast<Hierarchy *>(value);
   return *g_last;
+}
+
+std::string hostmap_host(const std::vector<std::string> &hosts, const std::string &path) {
+  int world_rank = 0;
+  check_mpi(PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank), "MPI_Comm_rank");
+  if (static_cast<size_t>(world_rank) >= hosts.size())
+    throw Error(CANOPY_ERR_INVALID_ARG, path + ": the host map lists " + std::to_string(hosts.size()) +
+                                            " ranks, MPI_COMM_WORLD has rank " + std::to_string(world_rank));
+  return hosts[static_cast<size_t>(world_rank)];
 }
 
 bool is_intracomm(MPI_Comm comm) {

@@ -77,4 +77,8 @@ Hierarchy &hierarchy_of(MPI_Comm comm);
 /** True for an intra-communicator (inter-communicators go to PMPI). */
 bool is_intracomm(MPI_Comm comm);
 
+/** The host that the host map @p hosts (CANOPY_HOSTMAP, read from @p path) lists for this
+    process's MPI_COMM_WORLD rank; Error(INVALID_ARG) when the map is too short. */
+std::string hostmap_host(const std::vector<std::string> &hosts, const std::string &path);
+
 }  // namespace canopy::coll

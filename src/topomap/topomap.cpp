@@ -4,6 +4,7 @@
 
 #include "canopy/status.h"
 #include "coll/dispatch.h"
+#include "coll/hierarchy.h"
 #include "coll/p2p.h"
 #include "coll/plan/layout.h"
 #include "common/error.h"
@@ -51,15 +52,7 @@ Adjacency adjacency_of(MPI_Comm graph) {
 
 // The host this rank is on, as the collectives' hierarchy sees it.
 std::string host_name() {
-  if (std::string path = param_string("hostmap"); !path.empty()) {
-    std::vector<std::string> hosts = coll::load_hostmap(path);
-    int world_rank = 0;
-    check_mpi(PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank), "MPI_Comm_rank");
-    if (static_cast<size_t>(world_rank) >= hosts.size())
-      throw Error(CANOPY_ERR_INVALID_ARG, path + ": the host map lists " + std::to_string(hosts.size()) +
-                                              " ranks, MPI_COMM_WORLD has rank " + std::to_string(world_rank));
-    return hosts[static_cast<size_t>(world_rank)];
-  }
+  if (std::string path = param_string("hostmap"); !path.empty()) return coll::hostmap_host(coll::load_hostmap(path), path);
   char name[MPI_MAX_PROCESSOR_NAME];
   int length = 0;
   check_mpi(PMPI_Get_processor_name(name, &length), "MPI_Get_processor_name");

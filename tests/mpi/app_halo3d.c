@@ -127,7 +127,8 @@ static void exchange(MPI_Comm graph, int rank, long long *u, long long *bufs) {
     face(u, dir, bufs + (size_t)(6 + dir) * N * N, 0);
     MPI_Isend(bufs + (size_t)(6 + dir) * N * N, N * N, MPI_LONG_LONG, dst[i], dir, graph, &req[in + i]);
   }
-  MPI_Waitall(in + out, req, MPI_STATUSES_IGNORE);
+  MPI_Status statuses[12]; /* not MPI_STATUSES_IGNORE: GCC takes that for a zero-sized array */
+  MPI_Waitall(in + out, req, statuses);
   for (int i = 0; i < in; ++i) {
     int dir = direction(rank, src[i]);
     face(u, dir, bufs + (size_t)dir * N * N, 1);

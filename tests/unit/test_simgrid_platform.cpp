@@ -234,7 +234,9 @@ std::map<std::pair<std::string, std::string>, ZoneRoute> zone_routes(const std::
     for (auto h = there.hops.rbegin(); h != there.hops.rend(); ++h)
       back.hops.emplace_back(h->first, h->second == "UP" ? "DOWN" : "UP");
     EXPECT_TRUE(out.emplace(std::make_pair(a["src"], a["dst"]), there).second) << "duplicate zoneRoute";
-    if (a["symmetrical"] == "YES") EXPECT_TRUE(out.emplace(std::make_pair(a["dst"], a["src"]), back).second);
+    if (a["symmetrical"] == "YES") {
+      EXPECT_TRUE(out.emplace(std::make_pair(a["dst"], a["src"]), back).second);
+    }
   }
   return out;
 }
