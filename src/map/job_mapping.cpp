@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <numeric>
 #include <optional>
 
 #include "common/error.h"
@@ -72,16 +73,45 @@ std::vector<int> fabric_hosts(const topo::Topology &fabric, const JobSlots &slot
   return nodes;
 }
 
-// The node layout for intra-node mapping, or none (with a note) when the node
-// cannot hold the host's slots one per core.
-std::optional<NodeLayout> node_layout(const std::string &spec, int per_host, std::string &note) {
-  if (spec.empty()) return std::nullopt;
-  try {
-    return NodeLayout::from(topo::NodeTopology::load(spec), per_host);
-  } catch (const Error &e) {
-    note = "; no intra-node mapping (" + std::string(e.what()) + ")";
-    return std::nullopt;
+// The core of every local slot, the same on every host, or nullopt (with @p why).
+std::optional<std::vector<int>> slot_cores(const JobSlots &s, const std::vector<int> &core_of_rank, std::string &why) {
+  std::vector<int> cores(static_cast<size_t>(s.per_host));
+  if (core_of_rank.empty()) {  // the collectives' convention for a synthetic node: local rank i on core i
+    std::iota(cores.begin(), cores.end(), 0);
+    return cores;
   }
+  for (size_t slot = 0; slot < s.rank_of_slot.size(); ++slot) {
+    int rank = s.rank_of_slot[slot], core = core_of_rank[static_cast<size_t>(rank)];
+    size_t local = slot % cores.size(), host = slot / cores.size();
+    if (core < 0) {
+      why = "rank " + std::to_string(rank) + " is not bound to one core";
+      return std::nullopt;
+    }
+    if (host == 0) {
+      cores[local] = core;
+    } else if (cores[local] != core) {
+      why = "the hosts bind their ranks differently (local rank " + std::to_string(local) + ": core " +
+            std::to_string(cores[local]) + " on " + s.hosts.front() + ", " + std::to_string(core) + " on " + s.hosts[host] + ")";
+      return std::nullopt;
+    }
+  }
+  return cores;
+}
+
+// The node layout for intra-node mapping, or none (with a note) when the node is
+// not known or the ranks' cores cannot be told.
+std::optional<NodeLayout> node_layout(const std::string &spec, const JobSlots &s, const std::vector<int> &core_of_rank,
+                                      std::string &note) {
+  if (spec.empty()) return std::nullopt;
+  std::string why;
+  std::optional<std::vector<int>> cores = slot_cores(s, core_of_rank, why);
+  try {
+    if (cores) return NodeLayout::on_cores(topo::NodeTopology::load(spec), std::move(*cores));
+  } catch (const Error &e) {
+    why = e.what();
+  }
+  note = "; no intra-node mapping (" + why + ")";
+  return std::nullopt;
 }
 
 // Lower hop-bytes, or equal hop-bytes and fewer bytes across sockets.
@@ -133,6 +163,9 @@ JobMapping map_job(const JobMapRequest &request) {
   if (ranks == 0 || static_cast<size_t>(request.graph.num_vertices()) != ranks)
     throw Error(CANOPY_ERR_INVALID_ARG, "the graph has " + std::to_string(request.graph.num_vertices()) +
                                             " vertices for " + std::to_string(ranks) + " ranks");
+  if (!request.core_of_rank.empty() && request.core_of_rank.size() != ranks)
+    throw Error(CANOPY_ERR_INVALID_ARG, "cores are given for " + std::to_string(request.core_of_rank.size()) + " of " +
+                                            std::to_string(ranks) + " ranks");
   std::string why;
   std::optional<JobSlots> slots = job_slots(request.host_of_rank, why);
   if (!slots) {
@@ -142,7 +175,7 @@ JobMapping map_job(const JobMapRequest &request) {
   auto fabric = job_fabric(request, slots->hosts);
   std::string source = request.fabric.empty() ? "single-switch model" : request.fabric;
   std::string note;
-  std::optional<NodeLayout> node = node_layout(request.node_topology, slots->per_host, note);
+  std::optional<NodeLayout> node = node_layout(request.node_topology, *slots, request.core_of_rank, note);
   Problem problem{request.graph, Machine(fabric, fabric_hosts(*fabric, *slots, source), slots->per_host, std::move(node))};
   MapOptions options;
   options.algorithm = request.algorithm;

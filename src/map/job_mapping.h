@@ -21,6 +21,11 @@ struct JobMapRequest {
   std::string fabric;                     // topology source; "": a single-switch model of the hosts
   std::string node_topology;              // "live", hwloc XML, synthetic string; "": no intra-node mapping
   std::string algorithm = "rt";           // any of algorithm_names()
+  /** The logical core (of node_topology) each rank is bound to, -1 for a rank not
+      bound to one core; empty: local rank i of every host on core i (the
+      convention of a synthetic node). Intra-node mapping needs every rank bound
+      and every host binding its ranks alike; otherwise the summary says why not. */
+  std::vector<int> core_of_rank;
 };
 
 struct JobMapping {

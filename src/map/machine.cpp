@@ -93,17 +93,30 @@ std::vector<uint16_t> host_hop_matrix(const topo::Topology &topo, const std::vec
 }  // namespace
 
 NodeLayout NodeLayout::from(const topo::NodeTopology &node, int slots_per_host) {
+  int cores = node.num_cores();
+  if (slots_per_host > cores)
+    throw Error(CANOPY_ERR_INVALID_ARG, std::to_string(slots_per_host) + " slots per host, but the node (" + node.spec() +
+                                            ") has " + std::to_string(cores) + " cores");
+  std::vector<int> slot_core;
+  for (int j = 0; j < slots_per_host; ++j) slot_core.push_back(static_cast<int>(static_cast<int64_t>(j) * cores / slots_per_host));
+  return on_cores(node, std::move(slot_core));
+}
+
+NodeLayout NodeLayout::on_cores(const topo::NodeTopology &node, std::vector<int> slot_core) {
   NodeLayout layout;
   layout.spec = node.spec();
   layout.cores = node.num_cores();
-  if (slots_per_host > layout.cores)
-    throw Error(CANOPY_ERR_INVALID_ARG, std::to_string(slots_per_host) + " slots per host, but the node (" + node.spec() +
-                                            ") has " + std::to_string(layout.cores) + " cores");
-  for (int j = 0; j < slots_per_host; ++j) {
-    int core = static_cast<int>(static_cast<int64_t>(j) * layout.cores / slots_per_host);
-    layout.slot_core.push_back(core);
+  std::vector<bool> taken(static_cast<size_t>(layout.cores), false);
+  for (int core : slot_core) {
+    if (core < 0 || core >= layout.cores)
+      throw Error(CANOPY_ERR_INVALID_ARG, "core " + std::to_string(core) + " is not in the node (" + node.spec() +
+                                              ", " + std::to_string(layout.cores) + " cores)");
+    if (taken[static_cast<size_t>(core)])
+      throw Error(CANOPY_ERR_INVALID_ARG, "two slots on core " + std::to_string(core) + " of the node (" + node.spec() + ")");
+    taken[static_cast<size_t>(core)] = true;
     layout.slot_package.push_back(node.core_package(core));
   }
+  layout.slot_core = std::move(slot_core);
   for (int a : layout.slot_core)
     for (int b : layout.slot_core) layout.distance.push_back(node.core_distance(a, b));
   return layout;

@@ -15,8 +15,7 @@
 
 namespace canopy::map {
 
-/** The slots of one node as placed on its cores: slot j runs on core
-    slot_core[j]; the slots are spread evenly over the node's cores. */
+/** The slots of one node as placed on its cores: slot j runs on core slot_core[j]. */
 struct NodeLayout {
   std::string spec;               // the node topology's spec ("live", a path, a synthetic string)
   int cores = 0;                  // cores in the node
@@ -24,7 +23,12 @@ struct NodeLayout {
   std::vector<int> slot_package;  // package of each local slot (-1: no packages)
   std::vector<int> distance;      // slots x slots: levels up to the cores' common ancestor
 
+  /** Slots spread evenly over the node's cores (slot j on core j x cores / slots):
+      where Canopy chooses the binding, as in the rankfile `canopy map` writes. */
   static NodeLayout from(const topo::NodeTopology &node, int slots_per_host);
+  /** Slot j on core @p slot_core[j] (logical indexes): where the ranks already sit.
+      Error(INVALID_ARG) for a core that does not exist or two slots on one core. */
+  static NodeLayout on_cores(const topo::NodeTopology &node, std::vector<int> slot_core);
   int slot_distance(int a, int b) const { return distance[static_cast<size_t>(a) * slot_core.size() + b]; }
 };
 

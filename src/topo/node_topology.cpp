@@ -180,17 +180,28 @@ int NodeTopology::core_numa(int core) const {
   return numa ? static_cast<int>(numa->logical_index) : -1;
 }
 
-int NodeTopology::bound_package() const {
+// The smallest object holding every PU this process is bound to, and its ancestor
+// of @p type (or itself); nullptr when unbound (bound to the whole machine, which
+// has no such ancestor), bound wider than one such object, or unreadable.
+hwloc_obj_t NodeTopology::bound_object(int type) const {
   hwloc_bitmap_t set = hwloc_bitmap_alloc();
-  int package = -1;
-  if (set && hwloc_get_cpubind(topology_, set, HWLOC_CPUBIND_PROCESS) == 0 && !hwloc_bitmap_iszero(set)) {
-    hwloc_obj_t obj = hwloc_get_obj_covering_cpuset(topology_, set);
-    while (obj && obj->type != HWLOC_OBJ_PACKAGE) obj = obj->parent;
-    // Bound to the whole machine (no binding) has no covering package either.
-    if (obj) package = static_cast<int>(obj->logical_index);
-  }
+  hwloc_obj_t obj = nullptr;
+  if (set && hwloc_get_cpubind(topology_, set, HWLOC_CPUBIND_PROCESS) == 0 && !hwloc_bitmap_iszero(set))
+    obj = hwloc_get_obj_covering_cpuset(topology_, set);
   hwloc_bitmap_free(set);
-  return package;
+  auto wanted = static_cast<hwloc_obj_type_t>(type);
+  while (obj && obj->type != wanted) obj = obj->parent;
+  return obj;
+}
+
+int NodeTopology::bound_package() const {
+  hwloc_obj_t package = bound_object(HWLOC_OBJ_PACKAGE);
+  return package ? static_cast<int>(package->logical_index) : -1;
+}
+
+int NodeTopology::bound_core() const {
+  hwloc_obj_t core = bound_object(HWLOC_OBJ_CORE);
+  return core ? static_cast<int>(core->logical_index) : -1;
 }
 
 std::vector<int> NodeTopology::core_packages() const {

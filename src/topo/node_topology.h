@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 struct hwloc_topology;  // hwloc.h's hwloc_topology_t is a pointer to it
+struct hwloc_obj;       // and hwloc_obj_t a pointer to this
 
 namespace canopy::topo {
 
@@ -51,6 +52,10 @@ class NodeTopology {
       meaningful for the "live" topology); -1 when unbound, bound across packages,
       or the binding cannot be read. */
   int bound_package() const;
+  /** Logical index of the core holding every PU this process is bound to (only
+      meaningful for the "live" topology); -1 when unbound, bound to more than one
+      core, or the binding cannot be read. */
+  int bound_core() const;
   /** core_package / core_numa for every core, in core order. */
   std::vector<int> core_packages() const;
   std::vector<int> core_numa_nodes() const;
@@ -62,6 +67,7 @@ class NodeTopology {
 
  private:
   NodeTopology(hwloc_topology *topology, std::string spec) : topology_(topology), spec_(std::move(spec)) {}
+  hwloc_obj *bound_object(int type) const;
   hwloc_topology *topology_ = nullptr;
   std::string spec_;
 };

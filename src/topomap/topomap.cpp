@@ -11,6 +11,7 @@
 #include "common/log.h"
 #include "common/params.h"
 #include "map/job_mapping.h"
+#include "topo/node_topology.h"
 
 namespace canopy::topomap {
 namespace {
@@ -23,10 +24,11 @@ struct Adjacency {
   std::vector<int> sources, source_weights, destinations, destination_weights;
 };
 
-// What one rank contributes to the decision: its host and its out-edges, or that it failed.
+// What one rank contributes to the decision: its host, its core and its out-edges, or that it failed.
 struct LocalPart {
   canopy_status_t status = CANOPY_SUCCESS;
   std::string host;
+  int core = -1;  // the core it is bound to (live node only), -1 when not bound to one
   Adjacency adjacency;
 };
 
@@ -59,10 +61,27 @@ std::string host_name() {
   return std::string(name, static_cast<size_t>(length));
 }
 
+// The node task mapping sees: coll_node_layout (synthetic, local rank i on core i) or the real one.
+std::string node_spec() {
+  std::string layout = param_string("coll_node_layout");
+  return layout.empty() ? "live" : layout;
+}
+
+// The core this process is bound to on the real node; -1 when unbound, bound wider, or unreadable.
+int bound_core() {
+  try {
+    return topo::NodeTopology::load("live").bound_core();
+  } catch (const Error &e) {
+    CANOPY_LOG(Warn, "task mapping: cannot read the CPU binding (%s)", e.what());
+    return -1;
+  }
+}
+
 LocalPart local_part(MPI_Comm graph) {
   LocalPart part;
   part.status = guard([&] {
     part.host = host_name();
+    if (node_spec() == "live") part.core = bound_core();
     part.adjacency = adjacency_of(graph);
   });
   if (part.status != CANOPY_SUCCESS) CANOPY_LOG(Warn, "task mapping: %s", canopy_last_error());
@@ -81,24 +100,27 @@ std::vector<T> gather(const std::vector<T> &mine, const std::vector<int> &counts
   return all;
 }
 
-// Every rank's part, on rank 0: statuses, hosts and the graph (out-edges only, so each
-// directed edge is counted once).
+// Every rank's part, on rank 0: statuses, hosts, cores and the graph (out-edges only, so
+// each directed edge is counted once).
 struct Gathered {
-  std::vector<int> status, degree;
+  std::vector<int> status, degree, core;
   std::vector<int> destinations, weights;
   std::vector<std::string> hosts;
 };
 
 Gathered gather_parts(const LocalPart &part, int rank, int size, MPI_Comm comm) {
-  int head[3] = {part.status, static_cast<int>(part.adjacency.destinations.size()), static_cast<int>(part.host.size())};
-  std::vector<int> heads(rank == 0 ? 3 * static_cast<size_t>(size) : 0);
-  check_mpi(PMPI_Gather(head, 3, MPI_INT, heads.data(), 3, MPI_INT, 0, comm), "MPI_Gather");
+  constexpr int kHead = 4;
+  int head[kHead] = {part.status, static_cast<int>(part.adjacency.destinations.size()),
+                     static_cast<int>(part.host.size()), part.core};
+  std::vector<int> heads(rank == 0 ? kHead * static_cast<size_t>(size) : 0);
+  check_mpi(PMPI_Gather(head, kHead, MPI_INT, heads.data(), kHead, MPI_INT, 0, comm), "MPI_Gather");
   Gathered g;
   std::vector<int> name_lengths;
   for (int r = 0; r < (rank == 0 ? size : 0); ++r) {
-    g.status.push_back(heads[3 * r]);
-    g.degree.push_back(heads[3 * r + 1]);
-    name_lengths.push_back(heads[3 * r + 2]);
+    g.status.push_back(heads[kHead * r]);
+    g.degree.push_back(heads[kHead * r + 1]);
+    name_lengths.push_back(heads[kHead * r + 2]);
+    g.core.push_back(heads[kHead * r + 3]);
   }
   g.destinations = gather(part.adjacency.destinations, g.degree, MPI_INT, comm);
   g.weights = gather(part.adjacency.destination_weights, g.degree, MPI_INT, comm);
@@ -126,9 +148,10 @@ Decision decide_on_root(const Gathered &g, const std::string &algorithm, int siz
     map::CommGraphBuilder builder(size);
     for (int r = 0, at = 0; r < size; ++r)
       for (int e = 0; e < g.degree[r]; ++e, ++at) builder.add(r, g.destinations[at], g.weights[at]);
-    std::string node = param_string("coll_node_layout");
-    mapping = map::map_job({g.hosts, builder.build(), param_string("map_fabric"), node.empty() ? "live" : node,
-                            algorithm.empty() ? param_string("map_algorithm") : algorithm});
+    std::string node = node_spec();
+    mapping = map::map_job({g.hosts, builder.build(), param_string("map_fabric"), node,
+                            algorithm.empty() ? param_string("map_algorithm") : algorithm,
+                            node == "live" ? g.core : std::vector<int>{}});
   });
   d.message = d.status == CANOPY_SUCCESS ? mapping.summary : canopy_last_error();
   d.mapped = d.status == CANOPY_SUCCESS && mapping.mapped;

@@ -4,6 +4,7 @@
 #   MPI_LAUNCHER  the MPI's mpiexec (default: mpirun); Open MPI's and MPICH's Hydra
 #                 (mpiexec.hydra, mpirun.mpich) are told apart by their --version
 #   MPI_ENV       extra environment for the ranks, "A=1 B=2" (Open MPI -x, Hydra -genv)
+#   MPI_BIND      core: bind each rank to a core (NP must not exceed the cores); default none
 # Sanitized programs (the ASan tests) get LSan suppressions for the MPI libraries' own leaks
 # (lsan.supp; the slow unwinder keeps those libraries on the allocation stack when the
 # frames above them are in an MPI plugin that was unloaded), and UBSan errors are fatal.
@@ -19,13 +20,14 @@ flags=(-np "$np")
 version=$("$launcher" --version 2>&1 || true)
 if [[ $version == *"Open MPI"* || $version == *"OpenRTE"* ]]; then
   # Containers: more ranks than cores, no binding, no CMA (ptrace is often forbidden).
-  flags+=(--oversubscribe --bind-to none --mca btl_vader_single_copy_mechanism none)
+  flags+=(--oversubscribe --bind-to "${MPI_BIND:-none}" --mca btl_vader_single_copy_mechanism none)
   [ "$(id -u)" -eq 0 ] && flags+=(--allow-run-as-root)
   for kv in ${MPI_ENV:-}; do flags+=(-x "$kv"); done
 elif [[ $version == *"HYDRA"* ]]; then
   # Hydra runs any number of ranks on the local host and as root without flags. No setting
   # makes Debian's MPICH 4.0.2 (ch4:ucx) yield while it waits (docs/testing.md: MPICH with more
   # ranks than cores), so none is passed; Canopy's own waits yield instead.
+  [ -n "${MPI_BIND:-}" ] && flags+=(-bind-to "$MPI_BIND")
   for kv in ${MPI_ENV:-}; do flags+=(-genv "${kv%%=*}" "${kv#*=}"); done
 else
   echo "run_mpi.sh: $launcher is neither Open MPI's nor MPICH's (Hydra) launcher" >&2

@@ -11,6 +11,8 @@ Scenarios (NP ranks, the process grid, the hosts the ranks pretend to be on, the
   bad_fabric_npN    map_fabric names no file: a warning, ranks keep their order, same output
   api_npN           app_topomap_api: canopy_topomap, _tree, _bipartition (no coordinates: an error)
   api_torus_np4     app_topomap_api on a ring torus, where _bipartition succeeds
+  bindings_np2      two ranks on one host and the live node: bound to cores (MPI_BIND=core),
+                    the decision uses their cores (cross-socket bytes); unbound, it says why not
 The ranks are spread over two hosts of a Slurm tree (different leaf switches) like a
 checkerboard, the worst placement of a stencil, so a mapping must move ranks.
 """
@@ -40,9 +42,11 @@ def write_hostmap(name, hosts):
     return path
 
 
-def run(np_, argv, env=None, expect_rc=0):
+def run(np_, argv, env=None, expect_rc=0, bind=None):
     full = dict(os.environ)
     full["MPI_ENV"] = " ".join(f"{k}={v}" for k, v in (env or {}).items())
+    if bind:
+        full["MPI_BIND"] = bind
     p = subprocess.run([RUN_MPI, "150", str(np_)] + argv, env=full, capture_output=True, text=True)
     if p.returncode != expect_rc:
         sys.exit(f"FAILED: {' '.join(argv)} with {full['MPI_ENV']!r}: exit {p.returncode}\n"
@@ -103,6 +107,18 @@ def api(np_, torus):
     print(out + "\n".join(line for line in err.splitlines() if "canopy_topomap" in line))
 
 
+def bindings(np_):
+    """Intra-node mapping on the live node takes the cores the ranks are bound to."""
+    hostmap = write_hostmap(SCENARIO, ["node001"] * np_)
+    argv = [HALO, str(np_), "1", "1"]
+    for bind, expected in (("core", "cross-socket bytes"), (None, "is not bound to one core")):
+        _, err = run(np_, argv, canopy_env(hostmap, "slurm:" + TREE), bind=bind)
+        decision = [line for line in err.splitlines() if "MPI_Dist_graph_create:" in line]
+        print(f"bind-to {bind or 'none'}: " + "\n".join(decision))
+        if len(decision) != 1 or expected not in decision[0] or (bind and "no intra-node mapping" in decision[0]):
+            sys.exit(f"FAILED: with bind-to {bind or 'none'} the decision should say {expected!r}:\n{err}")
+
+
 def main():
     name, np_ = SCENARIO.rsplit("_np", 1)
     np_ = int(np_)
@@ -115,6 +131,8 @@ def main():
         halo(np_, [], None, True)
     elif name == "bad_fabric":
         halo(np_, [], os.path.join(SCRATCH, "no-such-fabric"), False)
+    elif name == "bindings":
+        bindings(np_)
     elif name in ("api", "api_torus"):
         api(np_, name == "api_torus")
     else:

@@ -72,12 +72,12 @@ TEST(JobMapping, CheckerboardOnTwoLeafSwitchesBecomesTwoHalves) {
   CommGraph g = stencil(2, 2, 2);
   EXPECT_EQ(edges_between_hosts(g, hosts, {0, 1, 2, 3, 4, 5, 6, 7}), 12);
   for (const char *algorithm : {"rt", "greedy"}) {
-    JobMapping m = map_job({hosts, g, kTree, "", algorithm});
+    JobMapping m = map_job({hosts, g, kTree, "", algorithm, {}});
     EXPECT_TRUE(m.mapped) << algorithm << ": " << m.summary;
     EXPECT_TRUE(is_permutation(m.new_rank));
     EXPECT_EQ(edges_between_hosts(g, hosts, m.new_rank), 4) << algorithm;  // the optimum: two 2x2 halves
   }
-  JobMapping single = map_job({hosts, g, "", "", "rt"});  // no fabric: the single-switch model
+  JobMapping single = map_job({hosts, g, "", "", "rt", {}});  // no fabric: the single-switch model
   EXPECT_TRUE(single.mapped);
   EXPECT_EQ(edges_between_hosts(g, hosts, single.new_rank), 4);
   EXPECT_NE(single.summary.find("single-switch model"), std::string::npos) << single.summary;
@@ -85,13 +85,13 @@ TEST(JobMapping, CheckerboardOnTwoLeafSwitchesBecomesTwoHalves) {
 
 TEST(JobMapping, GoodPlacementsAndUnevenHostsKeepTheOrder) {
   std::vector<std::string> halves{"a", "a", "a", "a", "b", "b", "b", "b"};  // z = 0 on a, z = 1 on b
-  JobMapping m = map_job({halves, stencil(2, 2, 2), "", "", "rt"});
+  JobMapping m = map_job({halves, stencil(2, 2, 2), "", "", "rt", {}});
   EXPECT_FALSE(m.mapped);
   EXPECT_EQ(m.new_rank, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
   EXPECT_NE(m.summary.find("no better than the current placement"), std::string::npos) << m.summary;
 
   std::vector<std::string> uneven{"a", "a", "a", "b", "b", "b", "b", "b"};
-  m = map_job({uneven, stencil(2, 2, 2), "", "", "rt"});
+  m = map_job({uneven, stencil(2, 2, 2), "", "", "rt", {}});
   EXPECT_FALSE(m.mapped);
   EXPECT_EQ(m.new_rank, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
   EXPECT_NE(m.summary.find("unequal numbers of ranks"), std::string::npos) << m.summary;
@@ -104,15 +104,49 @@ TEST(JobMapping, IntraNodeMappingKeepsPartnersOnOneSocket) {
   b.add(1, 3, 100);
   b.add(0, 1, 1);
   CommGraph g = b.build();
-  JobMapping m = map_job({{"h", "h", "h", "h"}, g, "", "pack:2 core:2 pu:1", "rt"});
+  JobMapping m = map_job({{"h", "h", "h", "h"}, g, "", "pack:2 core:2 pu:1", "rt", {}});
   ASSERT_TRUE(m.mapped) << m.summary;
   // The processes on one socket (old ranks 0, 1 and 2, 3) now play partner vertices.
   EXPECT_EQ(std::min(m.new_rank[0], m.new_rank[1]) % 2, std::max(m.new_rank[0], m.new_rank[1]) % 2);
   EXPECT_NE(m.summary.find("cross-socket bytes 200 -> 1"), std::string::npos) << m.summary;  // only 0-1 crosses
   // A node with fewer cores than ranks: no intra-node mapping, said so, nothing gained.
-  JobMapping small = map_job({{"h", "h", "h", "h"}, g, "", "pack:1 core:2 pu:1", "rt"});
+  JobMapping small = map_job({{"h", "h", "h", "h"}, g, "", "pack:1 core:2 pu:1", "rt", {}});
   EXPECT_FALSE(small.mapped);
   EXPECT_NE(small.summary.find("no intra-node mapping"), std::string::npos) << small.summary;
+}
+
+TEST(JobMapping, IntraNodeMappingTakesTheCoresTheRanksAreBoundTo) {
+  // One host of 2 sockets x 2 cores, 4 ranks; the heavy pairs 0-1 and 2-3.
+  CommGraphBuilder b(4);
+  b.add(0, 1, 100);
+  b.add(2, 3, 100);
+  CommGraph g = b.build();
+  const std::string node = "pack:2 core:2 pu:1";
+  std::vector<std::string> one_host(4, "h");
+  // Local rank i on core i (no cores given): the pairs already share a socket.
+  JobMapping convention = map_job({one_host, g, "", node, "rt", {}});
+  EXPECT_FALSE(convention.mapped);
+  EXPECT_NE(convention.summary.find("cross-socket bytes 0 -> 0"), std::string::npos) << convention.summary;
+  // Bound across the sockets (ranks 0, 2 on the first, 1, 3 on the second): both pairs cross,
+  // and the mapping gives each pair one socket.
+  JobMapping bound = map_job({one_host, g, "", node, "rt", {0, 2, 1, 3}});
+  ASSERT_TRUE(bound.mapped) << bound.summary;
+  EXPECT_NE(bound.summary.find("cross-socket bytes 200 -> 0"), std::string::npos) << bound.summary;
+  // Which cores cannot be told: no intra-node mapping, and the summary says why.
+  struct Case {
+    std::vector<std::string> hosts;
+    std::vector<int> cores;
+    const char *why;
+  };
+  for (const Case &c : {Case{one_host, {0, 2, -1, 3}, "rank 2 is not bound to one core"},
+                        Case{one_host, {0, 1, 1, 3}, "two slots on core 1"},
+                        Case{one_host, {0, 1, 2, 7}, "core 7 is not in the node"},
+                        Case{{"a", "a", "b", "b"}, {0, 1, 0, 2}, "the hosts bind their ranks differently"}}) {
+    JobMapping m = map_job({c.hosts, g, "", node, "rt", c.cores});
+    EXPECT_NE(m.summary.find(std::string("no intra-node mapping (") + c.why), std::string::npos) << m.summary;
+    EXPECT_EQ(m.summary.find("cross-socket"), std::string::npos) << m.summary;
+  }
+  EXPECT_THROW(map_job({one_host, g, "", node, "rt", {0, 1}}), Error);  // cores for 2 of 4 ranks
 }
 
 TEST(JobMapping, BadInputsAreErrors) {
@@ -125,11 +159,11 @@ TEST(JobMapping, BadInputsAreErrors) {
     }
     return CANOPY_SUCCESS;
   };
-  EXPECT_EQ(status({hosts, stencil(2, 2, 2), kTree, "", "rt"}), CANOPY_ERR_NOT_FOUND);
-  EXPECT_EQ(status({checkerboard("node001", "node005"), stencil(2, 2, 2), kTree, "", "rb"}), CANOPY_ERR_INVALID_ARG);
-  EXPECT_EQ(status({checkerboard("a", "b"), stencil(2, 2, 2), "", "", "magic"}), CANOPY_ERR_INVALID_ARG);
-  EXPECT_NE(status({checkerboard("a", "b"), stencil(2, 2, 2), "/no/such/fabric", "", "rt"}), CANOPY_SUCCESS);
-  EXPECT_EQ(status({{"a", "b"}, stencil(2, 2, 2), "", "", "rt"}), CANOPY_ERR_INVALID_ARG);  // 2 hosts for 8 vertices
+  EXPECT_EQ(status({hosts, stencil(2, 2, 2), kTree, "", "rt", {}}), CANOPY_ERR_NOT_FOUND);
+  EXPECT_EQ(status({checkerboard("node001", "node005"), stencil(2, 2, 2), kTree, "", "rb", {}}), CANOPY_ERR_INVALID_ARG);
+  EXPECT_EQ(status({checkerboard("a", "b"), stencil(2, 2, 2), "", "", "magic", {}}), CANOPY_ERR_INVALID_ARG);
+  EXPECT_NE(status({checkerboard("a", "b"), stencil(2, 2, 2), "/no/such/fabric", "", "rt", {}}), CANOPY_SUCCESS);
+  EXPECT_EQ(status({{"a", "b"}, stencil(2, 2, 2), "", "", "rt", {}}), CANOPY_ERR_INVALID_ARG);  // 2 hosts for 8 vertices
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <hwloc.h>
 
 #include <chrono>
+#include <sched.h>
 
 #include "common/error.h"
 #include "common/file_io.h"
@@ -105,6 +106,34 @@ TEST(NodeTopology, InvalidInputs) {
   write_file_atomic(bad, "<topology><object type=\"Nonsense\">");
   EXPECT_EQ(status_of(bad, &message), CANOPY_ERR_PARSE);
   EXPECT_NE(message.find(bad), std::string::npos);
+}
+
+// The core under this process's binding (what MPI task mapping gathers from every rank).
+TEST(NodeTopology, BoundCoreFollowsTheBinding) {
+  cpu_set_t saved;
+  ASSERT_EQ(sched_getaffinity(0, sizeof saved, &saved), 0);
+  std::vector<int> cpus;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &saved)) cpus.push_back(cpu);
+  ASSERT_FALSE(cpus.empty());
+  auto bind_to = [](int cpu) {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    return sched_setaffinity(0, sizeof one, &one) == 0;
+  };
+  NodeTopology live = NodeTopology::load("live");
+  ASSERT_TRUE(bind_to(cpus.front()));
+  int first = live.bound_core();
+  ASSERT_TRUE(bind_to(cpus.back()));
+  int last = live.bound_core();
+  ASSERT_EQ(sched_setaffinity(0, sizeof saved, &saved), 0);
+  EXPECT_GE(first, 0);
+  EXPECT_LT(last, live.num_cores());
+  if (cpus.size() > 1 && live.num_cores() == live.num_pus()) {  // one PU per core: two CPUs, two cores
+    EXPECT_NE(first, last);
+    EXPECT_EQ(live.bound_core(), -1);  // bound to several cores
+  }
 }
 
 TEST(NodeTopology, LiveMachineAndMoves) {
