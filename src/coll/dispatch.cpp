@@ -4,6 +4,7 @@
 #include <cstring>
 #include <exception>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,29 @@ bool matching_block_bytes(int count, MPI_Datatype type, bool other_in_place, int
 bool rank_and_size(MPI_Comm comm, int &rank, int &size) {
   return is_intracomm(comm) && PMPI_Comm_rank(comm, &rank) == MPI_SUCCESS &&
          PMPI_Comm_size(comm, &size) == MPI_SUCCESS;
+}
+
+// A rooted call (Scatter, Gather) Canopy can serve: the root's side describes the blocks of
+// all ranks (count/type of the whole buffer) and may be MPI_IN_PLACE on its own side; the
+// other ranks count only their own block.
+struct Rooted {
+  int size = 0;
+  bool at_root = false, in_place = false;
+  size_t block = 0;
+};
+
+// The call's shape, or nullopt for what goes to PMPI. @p own_buffer is the root's own-side
+// buffer (MPI_IN_PLACE there means in place).
+std::optional<Rooted> rooted(MPI_Comm comm, int root, const void *own_buffer, int all_count, MPI_Datatype all_type,
+                             int own_count, MPI_Datatype own_type) {
+  Rooted r;
+  int rank = 0;
+  if (!rank_and_size(comm, rank, r.size) || root < 0 || root >= r.size) return std::nullopt;
+  r.at_root = rank == root;
+  r.in_place = r.at_root && own_buffer == MPI_IN_PLACE;
+  bool ok = r.at_root ? matching_block_bytes(all_count, all_type, r.in_place, own_count, own_type, r.size, r.block)
+                      : block_bytes(own_count, own_type, r.size, r.block);
+  return ok ? std::optional<Rooted>(r) : std::nullopt;
 }
 
 template <class Fn>
@@ -276,27 +300,22 @@ int barrier(MPI_Comm comm, const char *algorithm) noexcept {
 int scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
             MPI_Datatype recvtype, int root, MPI_Comm comm, const char *algorithm) noexcept {
   auto pmpi = [&] { return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm); };
-  size_t block = 0;
-  int rank = 0, size = 0;
-  if (!rank_and_size(comm, rank, size) || root < 0 || root >= size) return pmpi();
-  // The send side counts only at the root, which may receive in place.
-  bool at_root = rank == root, in_place = at_root && recvbuf == MPI_IN_PLACE;
-  if (at_root ? !matching_block_bytes(sendcount, sendtype, in_place, recvcount, recvtype, size, block)
-              : !block_bytes(recvcount, recvtype, size, block))
-    return pmpi();
-  if (block == 0) return MPI_SUCCESS;
-  const char *send = at_root ? static_cast<const char *>(sendbuf) : nullptr;
+  std::optional<Rooted> shape = rooted(comm, root, recvbuf, sendcount, sendtype, recvcount, recvtype);
+  if (!shape) return pmpi();
+  const Rooted c = *shape;
+  if (c.block == 0) return MPI_SUCCESS;
+  const char *send = c.at_root ? static_cast<const char *>(sendbuf) : nullptr;
   char *recv = static_cast<char *>(recvbuf);
   // The root's own block, copied only when Canopy serves the call (the library copies it itself).
   auto keep_own = [&] {
-    if (at_root && !in_place) std::memcpy(recv, send + static_cast<size_t>(root) * block, block);
+    if (c.at_root && !c.in_place) std::memcpy(recv, send + static_cast<size_t>(root) * c.block, c.block);
   };
-  if (size == 1) return keep_own(), MPI_SUCCESS;
+  if (c.size == 1) return keep_own(), MPI_SUCCESS;
   return run_collective<ScatterFn>(
-      Collective::Scatter, comm, block, algorithm,
+      Collective::Scatter, comm, c.block, algorithm,
       [&](Hierarchy &h, ScatterFn run) {
         keep_own();
-        run(h, send, at_root ? nullptr : recv, block, root);
+        run(h, send, c.at_root ? nullptr : recv, c.block, root);
       },
       pmpi);
 }
@@ -304,26 +323,21 @@ int scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *rec
 int gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
            MPI_Datatype recvtype, int root, MPI_Comm comm, const char *algorithm) noexcept {
   auto pmpi = [&] { return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm); };
-  size_t block = 0;
-  int rank = 0, size = 0;
-  if (!rank_and_size(comm, rank, size) || root < 0 || root >= size) return pmpi();
-  // The receive side counts only at the root, which may send in place.
-  bool at_root = rank == root, in_place = at_root && sendbuf == MPI_IN_PLACE;
-  if (at_root ? !matching_block_bytes(recvcount, recvtype, in_place, sendcount, sendtype, size, block)
-              : !block_bytes(sendcount, sendtype, size, block))
-    return pmpi();
-  if (block == 0) return MPI_SUCCESS;
-  char *recv = at_root ? static_cast<char *>(recvbuf) : nullptr;
-  const char *send = at_root ? recv + static_cast<size_t>(root) * block : static_cast<const char *>(sendbuf);
+  std::optional<Rooted> shape = rooted(comm, root, sendbuf, recvcount, recvtype, sendcount, sendtype);
+  if (!shape) return pmpi();
+  const Rooted c = *shape;
+  if (c.block == 0) return MPI_SUCCESS;
+  char *recv = c.at_root ? static_cast<char *>(recvbuf) : nullptr;
+  const char *send = c.at_root ? recv + static_cast<size_t>(root) * c.block : static_cast<const char *>(sendbuf);
   auto keep_own = [&] {  // as in scatter()
-    if (at_root && !in_place) std::memcpy(recv + static_cast<size_t>(root) * block, sendbuf, block);
+    if (c.at_root && !c.in_place) std::memcpy(recv + static_cast<size_t>(root) * c.block, sendbuf, c.block);
   };
-  if (size == 1) return keep_own(), MPI_SUCCESS;
+  if (c.size == 1) return keep_own(), MPI_SUCCESS;
   return run_collective<GatherFn>(
-      Collective::Gather, comm, block, algorithm,
+      Collective::Gather, comm, c.block, algorithm,
       [&](Hierarchy &h, GatherFn run) {
         keep_own();
-        run(h, send, recv, block, root);
+        run(h, send, recv, c.block, root);
       },
       pmpi);
 }
