@@ -96,7 +96,7 @@ std::vector<int> flat_group_hosts(const CommGraph &padded, const Machine &m, con
   for (int attempt = 0; attempt < (o.refine ? kTreeMappingAttempts : 1); ++attempt) {
     TopologyTree tree = build_tree(m, o, static_cast<unsigned>(attempt), result);
     start = Clock::now();
-    std::vector<int> host_of_group = map_on_tree(groups, tree, o.seed + attempt);
+    std::vector<int> host_of_group = map_on_tree(groups, tree, o.seed + attempt, 1, &m.hop_matrix());
     if (o.refine) orient_groups(groups, tree, m, host_of_group);
     double cost = inter_node_hop_bytes(groups, m, host_of_group);
     if (best.empty() || cost < best_cost) best = std::move(host_of_group), best_cost = cost;
@@ -114,7 +114,7 @@ std::vector<int> flat_group_hosts(const CommGraph &padded, const Machine &m, con
 std::vector<int> tree_group_hosts(const CommGraph &padded, const Machine &m, const MapOptions &o, MapResult &result) {
   TopologyTree tree = build_tree(m, o, 0, result);
   auto start = Clock::now();
-  std::vector<int> host_of = map_on_tree(padded, tree, o.seed, m.slots_per_host());
+  std::vector<int> host_of = map_on_tree(padded, tree, o.seed, m.slots_per_host(), &m.hop_matrix());
   result.seconds["map"] = seconds_since(start);
   if (o.refine) {
     start = Clock::now();

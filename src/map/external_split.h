@@ -1,0 +1,42 @@
+// One split of dual recursive mapping (Scotch's dual recursive bipartitioning,
+// Pellegrini): the vertices of a tree node are divided among its children, and
+// the cost of a vertex in child c counts not only the bytes cut inside the node
+// but also its bytes to vertices already placed elsewhere, times the distance
+// from child c to where those vertices are. The split starts from METIS's cut
+// (partition.h); this file orients it and refines it with those costs, keeping
+// every part's size.
+#pragma once
+#include <vector>
+
+#include "map/comm_graph.h"
+
+namespace canopy::map {
+
+struct SplitCosts {
+  int parts = 0;                  // k: the children
+  std::vector<double> distance;   // k x k, between the children's domains (0 on the diagonal)
+  std::vector<double> external;   // n x k: bytes x distance to the vertex's outside partners if it went to child c
+};
+
+/** sum over edges inside @p graph of bytes x distance between their ends' parts,
+    plus every vertex's external cost in its part. */
+double split_cost(const CommGraph &graph, const SplitCosts &costs, const std::vector<int> &part);
+
+/** Lowers split_cost(part) keeping every part's size: first the parts are
+    permuted among children of equal size (orientation: which half faces which
+    already placed neighbour), then rounds of pairwise vertex swaps between two
+    parts, each swap lowering the cost, until a round finds none or after
+    @p max_rounds rounds. Deterministic. */
+void refine_split(const CommGraph &graph, const SplitCosts &costs, std::vector<int> &part, int max_rounds = 8);
+
+/** A bisection into exactly sizes[0] + sizes[1] vertices (part i for child i)
+    that weighs the external costs from the start, where a cut inside would
+    only follow them after the fact: METIS cuts @p graph plus two anchors, one
+    per child, each as heavy as a whole part so that they land apart; a vertex
+    is tied to the anchor of the child it is cheaper in, by the difference of
+    its external costs (internal edges weigh bytes x the children's distance).
+    Empty when METIS puts both anchors together anyway. */
+std::vector<int> anchored_bisection(const CommGraph &graph, const SplitCosts &costs, const std::vector<int> &sizes,
+                                    int seed);
+
+}  // namespace canopy::map
