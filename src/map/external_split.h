@@ -30,12 +30,12 @@ double split_cost(const CommGraph &graph, const SplitCosts &costs, const std::ve
 void refine_split(const CommGraph &graph, const SplitCosts &costs, std::vector<int> &part, int max_rounds = 8);
 
 /** A bisection into exactly sizes[0] + sizes[1] vertices (part i for child i)
-    that weighs the external costs from the start, where a cut inside would
-    only follow them after the fact: METIS cuts @p graph plus two anchors, one
-    per child, each as heavy as a whole part so that they land apart; a vertex
-    is tied to the anchor of the child it is cheaper in, by the difference of
-    its external costs (internal edges weigh bytes x the children's distance).
-    Empty when METIS puts both anchors together anyway. */
+    that weighs the external costs from the start, where refine_split can only
+    move a boundary that is already there (not turn a cut plane): METIS cuts
+    @p graph plus two anchor vertices, one per child; a vertex is tied to the
+    anchor of the child it is cheaper in by the difference of its external
+    costs, and internal edges weigh bytes x the children's distance, so METIS's
+    cut is the split's cost. Empty when METIS puts both anchors on one side. */
 std::vector<int> anchored_bisection(const CommGraph &graph, const SplitCosts &costs, const std::vector<int> &sizes,
                                     int seed);
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <random>
 #include <iostream>
+#include <map>
 
 #include "common/error.h"
 #include "map/external_split.h"
@@ -29,6 +30,10 @@ double walk_hop_bytes(const CommGraph &g, const Machine &m, const TopologyTree &
   for (int v = 0; v < g.num_vertices(); ++v)
     for (int64_t i = g.row_begin(v); i < g.row_end(v); ++i) if (host_of[v] != host_of[g.neighbor(i)]) cut += g.weight(i) / 2;
   std::cerr << "cut " << cut << "\n";
+  std::map<int, double> hist;
+  for (int v = 0; v < g.num_vertices(); ++v)
+    for (int64_t i = g.row_begin(v); i < g.row_end(v); ++i) hist[m.hops(host_of[v], host_of[g.neighbor(i)])] += g.weight(i) / 2;
+  for (auto [h, b] : hist) std::cerr << "  hops " << h << ": " << b << "\n";
   return inter_node_hop_bytes(g, m, host_of);
 }
 
