@@ -233,4 +233,20 @@ std::vector<int> anchored_bisection(const CommGraph &g, const SplitCosts &costs,
   return result;
 }
 
+std::vector<int> grown_bisection(const CommGraph &g, const SplitCosts &costs, const std::vector<int> &sizes) {
+  size_t n = static_cast<size_t>(g.num_vertices());
+  std::vector<double> pull(n);  // how much cheaper in child 0, plus bytes x distance to child 0's part so far
+  for (size_t v = 0; v < n; ++v) pull[v] = costs.external[v * 2 + 1] - costs.external[v * 2];
+  std::vector<int> part(n, 1);
+  for (int filled = 0; filled < sizes[0]; ++filled) {
+    size_t next = n;
+    for (size_t v = 0; v < n; ++v)
+      if (part[v] == 1 && (next == n || pull[v] > pull[next])) next = v;
+    part[next] = 0;
+    for (int64_t i = g.row_begin(static_cast<int>(next)); i < g.row_end(static_cast<int>(next)); ++i)
+      pull[static_cast<size_t>(g.neighbor(i))] += 2 * g.weight(i) * costs.distance[1];
+  }
+  return part;
+}
+
 }  // namespace canopy::map

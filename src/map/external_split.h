@@ -39,4 +39,11 @@ void refine_split(const CommGraph &graph, const SplitCosts &costs, std::vector<i
 std::vector<int> anchored_bisection(const CommGraph &graph, const SplitCosts &costs, const std::vector<int> &sizes,
                                     int seed);
 
+/** A bisection into exactly sizes[0] + sizes[1] vertices for small graphs,
+    where a METIS call costs more than the whole split: child 0's part grows
+    from the vertex that prefers it most, each step taking the free vertex with
+    the most bytes x distance to the part plus the largest preference for
+    child 0 (difference of its external costs); dense, O(n^2). */
+std::vector<int> grown_bisection(const CommGraph &graph, const SplitCosts &costs, const std::vector<int> &sizes);
+
 }  // namespace canopy::map

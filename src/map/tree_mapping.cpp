@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <numeric>
 #include <optional>
 #include <queue>
@@ -64,6 +65,11 @@ class DomainDistance {
 // partner and puts a vertex on the child nearest its partners (dual recursive
 // bipartitioning). Without hops the splits are independent: the paper's walk.
 class TreeWalk {
+  // Splits of at most this many vertices try no more METIS cuts: its fixed
+  // cost per call (about 0.1 ms) would dominate (partition.cpp bisects graphs
+  // this small without METIS for the same reason).
+  static constexpr int kSmallSplit = 48;
+
  public:
   TreeWalk(const CommGraph &g, const TopologyTree &tree, int seed, int per_leaf, const std::vector<uint16_t> *hops)
       : g_(g), tree_(tree), seed_(seed), per_leaf_(per_leaf), domain_of_(static_cast<size_t>(g.num_vertices()), 0),
@@ -152,20 +158,24 @@ class TreeWalk {
     }
   }
 
-  // METIS's cut, oriented and refined; a bisection also tries the anchored
-  // bisection, refined the same way, and the cheaper split wins. Neither is
-  // always better: anchors steer METIS towards the outside partners but
-  // sometimes cost it a clean internal cut; where no vertex prefers one child,
-  // the anchors are isolated and the second try is just another METIS cut.
-  // Measured on the torus stencils, trying it only where the outside partners
-  // pull some vertices one way lost up to 9% (1,024 processes).
+  // Several cuts, each oriented and refined (refine_split), and the cheapest
+  // split wins: METIS's (partition_exact); for a bisection also the anchored
+  // bisection, which sees the outside partners from the start, or for graphs
+  // METIS is too slow for the grown bisection; and METIS with the next seed.
+  // No cut is always best: anchors steer METIS towards the outside partners
+  // but sometimes cost it a clean internal cut, and METIS's cuts vary with the
+  // seed. Measured on the benchmark's stencils (docs/benchmarks.md): one more
+  // cut per split lowered torus hop-bytes by up to 20%, fat-tree by 1-3%.
   void dual_split(const CommGraph &sub, const SplitCosts &costs, const std::vector<int> &sizes, std::vector<int> &part) {
     refine_split(sub, costs, part);
-    if (costs.parts != 2) return;
-    std::vector<int> anchored = anchored_bisection(sub, costs, sizes, seed_);
-    if (anchored.empty()) return;
-    refine_split(sub, costs, anchored);
-    if (split_cost(sub, costs, anchored) < split_cost(sub, costs, part)) part = std::move(anchored);
+    auto consider = [&](std::vector<int> other) {
+      if (other.empty()) return;
+      refine_split(sub, costs, other);
+      if (split_cost(sub, costs, other) < split_cost(sub, costs, part)) part = std::move(other);
+    };
+    bool small = sub.num_vertices() <= kSmallSplit;
+    if (costs.parts == 2) consider(small ? grown_bisection(sub, costs, sizes) : anchored_bisection(sub, costs, sizes, seed_));
+    if (!small) consider(partition_exact(sub, sizes, seed_ + 1));
   }
 
   // Distances between the children, and every vertex's bytes x distance to its

@@ -6,8 +6,6 @@
 
 #include <algorithm>
 #include <random>
-#include <iostream>
-#include <map>
 
 #include "common/error.h"
 #include "map/external_split.h"
@@ -26,14 +24,6 @@ double walk_hop_bytes(const CommGraph &g, const Machine &m, const TopologyTree &
   std::vector<int> load(static_cast<size_t>(m.num_hosts()), 0);
   for (int h : host_of) ++load[static_cast<size_t>(h)];
   for (int l : load) EXPECT_EQ(l, m.slots_per_host());
-  double cut = 0;
-  for (int v = 0; v < g.num_vertices(); ++v)
-    for (int64_t i = g.row_begin(v); i < g.row_end(v); ++i) if (host_of[v] != host_of[g.neighbor(i)]) cut += g.weight(i) / 2;
-  std::cerr << "cut " << cut << "\n";
-  std::map<int, double> hist;
-  for (int v = 0; v < g.num_vertices(); ++v)
-    for (int64_t i = g.row_begin(v); i < g.row_end(v); ++i) hist[m.hops(host_of[v], host_of[g.neighbor(i)])] += g.weight(i) / 2;
-  for (auto [h, b] : hist) std::cerr << "  hops " << h << ": " << b << "\n";
   return inter_node_hop_bytes(g, m, host_of);
 }
 
@@ -48,9 +38,22 @@ TEST(DualTreeWalk, StencilOnATorusReachesTheBoxEmbedding) {
   const double optimum = (3.0 * 8 * 8 * 7 - 64 * 12) * 3;
   TopologyTree tree = coordinate_bisection_tree(m.coordinates());
   double independent = walk_hop_bytes(g, m, tree, false), dual = walk_hop_bytes(g, m, tree, true);
-  std::cerr << "independent " << independent << " dual " << dual << "\n";
   EXPECT_DOUBLE_EQ(dual, optimum);
   EXPECT_GT(independent, optimum * 1.1);  // the halves are cut well but face their neighbours at random
+}
+
+TEST(DualTreeWalk, GridOnA2DTorusReachesTheBoxEmbedding) {
+  // 8x8 processes on a 4x4 torus of 4-slot hosts: at least 112 - 16 x 4 = 48 edges
+  // cross hosts (a part of 4 grid points has at most 4 edges inside, a 2x2 square),
+  // over at least 3 links each. The independent walk cuts the squares but lines
+  // up one quadrant's rows with its neighbour's columns.
+  auto topo = test::torus({4, 4});
+  Machine m(topo, test::all_hosts(*topo, 5), 4);
+  CommGraph g = test::stencil_3d(8, 8, 1);
+  const double optimum = (2 * 8 * 7 - 16 * 4) * 3;
+  TopologyTree tree = coordinate_bisection_tree(m.coordinates());
+  EXPECT_DOUBLE_EQ(walk_hop_bytes(g, m, tree, true), optimum);
+  EXPECT_GT(walk_hop_bytes(g, m, tree, false), optimum * 1.1);
 }
 
 TEST(DualTreeWalk, SameSeedSameMappingAndWithoutHopsTheIndependentWalk) {
@@ -102,23 +105,3 @@ TEST(ExternalSplit, RefinementNeverRaisesTheCostAndKeepsSizes) {
 
 }  // namespace
 }  // namespace canopy::map
-namespace canopy::map {
-TEST(DualDebug, TwoD) {
-  auto topo = test::torus({4, 4});
-  Machine m(topo, test::all_hosts(*topo, 5), 4);
-  CommGraph g = test::stencil_3d(8, 8, 1);
-  TopologyTree tree = coordinate_bisection_tree(m.coordinates());
-  for (int h = 0; h < 16; ++h) std::cerr << "host " << h << " = " << m.coordinates()[h][0] << m.coordinates()[h][1] << "\n";
-  for (bool dual : {false, true}) {
-    std::vector<int> host_of = map_on_tree(g, tree, 1, 4, dual ? &m.hop_matrix() : nullptr);
-    std::cerr << "hop-bytes " << inter_node_hop_bytes(g, m, host_of) << " optimum " << (2 * 8 * 7 - 16 * 4) * 3 << "\n";
-    for (int y = 0; y < 8; ++y) {
-      for (int x = 0; x < 8; ++x) {
-        const auto &c = m.coordinates()[host_of[x + 8 * y]];
-        std::cerr << c[0] << c[1] << " ";
-      }
-      std::cerr << "\n";
-    }
-  }
-}
-}
