@@ -54,14 +54,22 @@ std::vector<int> hosts_in_order(const Machine &m, const std::vector<int> &order,
   return host_of;
 }
 
+// On a torus, auto takes coordinate bisection: neighbor joining's tree of a
+// torus is lopsided (512 hosts split 328 + 184, ties broken arbitrarily) and
+// its domains are irregular, which cost rt 25-50% more hop-bytes than the same
+// dual walk on the coordinate tree (docs/benchmarks.md).
 TopologyTree inter_node_tree(const Machine &m, TreeChoice choice, unsigned attempt) {
   const topo::Topology &topo = m.topology();
   bool hierarchy_known = !topo.torus() && !topo.switches().empty();
   if (choice == TreeChoice::Fabric && !hierarchy_known)
     throw Error(CANOPY_ERR_INVALID_ARG, "the fabric's switch hierarchy is not known for " + topo.source() +
-                                            " (a torus or a switchless source): use --tree neighbor-joining");
+                                            " (a torus or a switchless source): use --tree coordinates or neighbor-joining");
+  if (choice == TreeChoice::Coordinates && m.coordinates().empty())
+    throw Error(CANOPY_ERR_INVALID_ARG, topo.source() + " has no torus coordinates: use --tree fabric or neighbor-joining");
   if (choice == TreeChoice::Fabric || (choice == TreeChoice::Auto && hierarchy_known))
     return fabric_hierarchy_tree(topo, m.host_nodes());
+  if (choice == TreeChoice::Coordinates || (choice == TreeChoice::Auto && !m.coordinates().empty()))
+    return coordinate_bisection_tree(m.coordinates());
   std::vector<float> distance(m.hop_matrix().begin(), m.hop_matrix().end());
   return neighbor_joining_tree(std::move(distance), m.num_hosts(), attempt);
 }
@@ -189,8 +197,9 @@ std::vector<int> canopy_placement(const Problem &p, const MapOptions &o, MapResu
 TreeChoice tree_choice(const std::string &name) {
   if (name == "auto") return TreeChoice::Auto;
   if (name == "fabric") return TreeChoice::Fabric;
+  if (name == "coordinates") return TreeChoice::Coordinates;
   if (name == "neighbor-joining" || name == "nj") return TreeChoice::NeighborJoining;
-  throw Error(CANOPY_ERR_INVALID_ARG, "unknown tree '" + name + "' (auto, fabric or neighbor-joining)");
+  throw Error(CANOPY_ERR_INVALID_ARG, "unknown tree '" + name + "' (auto, fabric, coordinates or neighbor-joining)");
 }
 
 GroupChoice group_choice(const std::string &name) {

@@ -30,8 +30,8 @@ struct Problem {
   Machine machine;
 };
 
-enum class TreeChoice { Auto, Fabric, NeighborJoining };
-/** "auto", "fabric", "neighbor-joining"; Error(INVALID_ARG) for another name. */
+enum class TreeChoice { Auto, Fabric, Coordinates, NeighborJoining };
+/** "auto", "fabric", "coordinates", "neighbor-joining"; Error(INVALID_ARG) for another name. */
 TreeChoice tree_choice(const std::string &name);
 
 /** How rt and rb form the node-sized groups of processes: the paper's flat
@@ -44,8 +44,9 @@ GroupChoice group_choice(const std::string &name);
 
 struct MapOptions {
   std::string algorithm = "rt";
-  /** rt: the fabric's switch hierarchy or neighbor joining; auto takes the
-      hierarchy on switched fabrics and neighbor joining on tori and switchless sources. */
+  /** rt: the fabric's switch hierarchy, coordinate bisection (tori), or neighbor
+      joining; auto takes the hierarchy on switched fabrics, coordinate bisection
+      where hosts have torus coordinates, neighbor joining elsewhere. */
   TreeChoice tree = TreeChoice::Auto;
   GroupChoice groups = GroupChoice::Tree;
   bool intra_node = true;  // intra-node mapping (needs Machine::node()); not for scotch

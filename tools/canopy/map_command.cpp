@@ -112,8 +112,10 @@ CommandRunner add_map_command(CLI::App &app) {
                   "identity, block, greedy, rt, rb, or scotch (Scotch's static mapping on a tleaf/torus/graph "
                   "target equivalent to the machine; never refined, no intra-node mapping)")
       ->check(CLI::IsMember(map::algorithm_names()))->capture_default_str();
-  cmd->add_option("--tree", o->tree, "rt's topology tree: auto, fabric or neighbor-joining")
-      ->check(CLI::IsMember({"auto", "fabric", "neighbor-joining"}))->capture_default_str();
+  cmd->add_option("--tree", o->tree,
+                  "rt's topology tree: auto (fabric on switched fabrics, coordinates on tori, else neighbor-joining), "
+                  "fabric (switch hierarchy), coordinates (torus coordinate bisection) or neighbor-joining")
+      ->check(CLI::IsMember({"auto", "fabric", "coordinates", "neighbor-joining"}))->capture_default_str();
   cmd->add_option("--groups", o->groups,
                   "rt/rb: form node-sized groups along the tree, or flat (the paper: METIS k-way into one group per host)")
       ->check(CLI::IsMember({"tree", "flat"}))->capture_default_str();
