@@ -25,8 +25,8 @@ double split_cost(const CommGraph &graph, const SplitCosts &costs, const std::ve
 /** Lowers split_cost(part) keeping every part's size: first the parts are
     permuted among children of equal size (orientation: which half faces which
     already placed neighbour), then rounds of pairwise vertex swaps between two
-    parts, each swap lowering the cost, until a round finds none or after
-    @p max_rounds rounds. Deterministic. */
+    parts, each swap lowering the cost, until a round removes less than 0.1%
+    of the cost or after @p max_rounds rounds. Deterministic. */
 void refine_split(const CommGraph &graph, const SplitCosts &costs, std::vector<int> &part, int max_rounds = 8);
 
 /** A bisection into exactly sizes[0] + sizes[1] vertices (part i for child i)
