@@ -135,11 +135,17 @@ class SwapRefiner {
   double swap_pairs(size_t a, size_t b) {
     auto by_gain = [](const Mover &x, const Mover &y) { return x.gain != y.gain ? x.gain > y.gain : x.vertex < y.vertex; };
     std::vector<Mover> &ab = movers_[a * k_ + b], &ba = movers_[b * k_ + a];
-    std::sort(ab.begin(), ab.end(), by_gain);
-    std::sort(ba.begin(), ba.end(), by_gain);
+    // Heaps, not sorted lists: the pairing usually stops long before the lists end.
+    auto after = [&](const Mover &x, const Mover &y) { return by_gain(y, x); };
+    std::make_heap(ab.begin(), ab.end(), after);
+    std::make_heap(ba.begin(), ba.end(), after);
+    auto drop = [&](std::vector<Mover> &list) {
+      std::pop_heap(list.begin(), list.end(), after);
+      list.pop_back();
+    };
     double gained = 0;
-    for (size_t i = 0, j = 0; i < ab.size() && j < ba.size() && ab[i].gain + ba[j].gain > 0;) {
-      int x = ab[i].vertex, y = ba[j].vertex;
+    while (!ab.empty() && !ba.empty() && ab.front().gain + ba.front().gain > 0) {
+      int x = ab.front().vertex, y = ba.front().vertex;
       // Earlier swaps may have changed both gains: recompute them (an edge x-y keeps its length).
       double gx = move_gain(x, b), gy = move_gain(y, a);
       double gain = gx + gy - 2 * bytes_between(x, y) * costs_.distance[a * k_ + b];
@@ -147,11 +153,9 @@ class SwapRefiner {
         part_[static_cast<size_t>(x)] = static_cast<int>(b);
         part_[static_cast<size_t>(y)] = static_cast<int>(a);
         gained += gain;
-        ++i, ++j;
-      } else if (gx < gy) {
-        ++i;
+        drop(ab), drop(ba);
       } else {
-        ++j;
+        drop(gx < gy ? ab : ba);
       }
     }
     return gained;
