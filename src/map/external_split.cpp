@@ -28,7 +28,8 @@ void orient(const CommGraph &g, const SplitCosts &costs, std::vector<int> &part)
     size_t p = static_cast<size_t>(part[static_cast<size_t>(v)]);
     ++count[p];
     for (size_t c = 0; c < k; ++c) external[p * k + c] += costs.external[static_cast<size_t>(v) * k + c];
-    for (int64_t i = g.row_begin(v); i < g.row_end(v); ++i) bytes[p * k + static_cast<size_t>(part[static_cast<size_t>(g.neighbor(i))])] += g.weight(i);
+    for (int64_t i = g.row_begin(v); i < g.row_end(v); ++i)
+      bytes[p * k + static_cast<size_t>(part[static_cast<size_t>(g.neighbor(i))])] += g.weight(i);
   }
   for (double x : external) scale += x;
   std::vector<size_t> sigma(k);

@@ -2,12 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <numeric>
 #include <optional>
 #include <queue>
-#include <tuple>
 #include <string>
+#include <tuple>
 
 #include "common/error.h"
 #include "map/external_split.h"
@@ -76,8 +75,9 @@ class TreeWalk {
 
  public:
   TreeWalk(const CommGraph &g, const TopologyTree &tree, int seed, int per_leaf, const std::vector<uint16_t> *hops)
-      : g_(g), tree_(tree), seed_(seed), per_leaf_(per_leaf), extra_seeds_(extra_seeds(g.num_vertices())), domain_of_(static_cast<size_t>(g.num_vertices()), 0),
-        leaf_of_(domain_of_.size(), -1), members_(tree.nodes.size()), scratch_(domain_of_.size(), -1),
+      : g_(g), tree_(tree), seed_(seed), per_leaf_(per_leaf), extra_seeds_(extra_seeds(g.num_vertices())),
+        domain_of_(static_cast<size_t>(g.num_vertices()), 0), leaf_of_(domain_of_.size(), -1),
+        members_(tree.nodes.size()), scratch_(domain_of_.size(), -1),
         domain_index_(tree.nodes.size(), -1), pending_(tree.nodes.size(), 0), informed_(tree.nodes.size(), 0),
         rank_(tree.nodes.size(), 0) {
     if (hops) distance_.emplace(tree, *hops);
