@@ -139,7 +139,18 @@ std::vector<int> tree_hosts(const CommGraph &padded, const Machine &m, const Map
   if (o.algorithm == "rb" && m.coordinates().empty())
     throw Error(CANOPY_ERR_INVALID_ARG, "rb needs torus coordinates (a torus: source); " + m.topology().source() +
                                             " has none: use rt");
-  return o.groups == GroupChoice::Flat ? flat_group_hosts(padded, m, o, result) : tree_group_hosts(padded, m, o, result);
+  if (o.groups == GroupChoice::Flat) {
+    result.groups = "flat";
+    return flat_group_hosts(padded, m, o, result);
+  }
+  result.groups = "tree";
+  std::vector<int> host_of = tree_group_hosts(padded, m, o, result);
+  if (o.groups == GroupChoice::Auto && padded.num_vertices() <= kBothGroupingsUpTo) {
+    std::vector<int> flat = flat_group_hosts(padded, m, o, result);
+    if (inter_node_hop_bytes(padded, m, flat) < inter_node_hop_bytes(padded, m, host_of))
+      host_of = std::move(flat), result.groups = "flat";
+  }
+  return host_of;
 }
 
 // Refines the algorithm's hosts; if identity or block (refined) does better, that wins.
@@ -203,9 +214,10 @@ TreeChoice tree_choice(const std::string &name) {
 }
 
 GroupChoice group_choice(const std::string &name) {
+  if (name == "auto") return GroupChoice::Auto;
   if (name == "tree") return GroupChoice::Tree;
   if (name == "flat") return GroupChoice::Flat;
-  throw Error(CANOPY_ERR_INVALID_ARG, "unknown grouping '" + name + "' (tree or flat)");
+  throw Error(CANOPY_ERR_INVALID_ARG, "unknown grouping '" + name + "' (auto, tree or flat)");
 }
 
 const std::vector<std::string> &algorithm_names() {

@@ -1,14 +1,18 @@
 // Dual recursive tree mapping (tree_mapping.h with a hop matrix, external_split.h):
 // splits that weigh the bytes to partners already placed in other subtrees reach
 // the box embedding of a stencil on a torus, which independent splits miss, and
-// the split refinement keeps part sizes while never raising its cost.
+// the split refinement keeps part sizes while never raising its cost; the auto
+// grouping keeps the better of tree and flat groups.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <random>
 
 #include "common/error.h"
 #include "map/external_split.h"
+#include "map/mapping.h"
+#include "map/metrics.h"
 #include "map/partition.h"
 #include "map/placement_steps.h"
 #include "map/topology_tree.h"
@@ -101,6 +105,31 @@ TEST(ExternalSplit, RefinementNeverRaisesTheCostAndKeepsSizes) {
     EXPECT_LE(split_cost(g, costs, part), before + 1e-6);
     for (int p = 0; p < 4; ++p) EXPECT_EQ(std::count(part.begin(), part.end(), p), sizes[static_cast<size_t>(p)]);
   }
+}
+
+}  // namespace
+}  // namespace canopy::map
+
+namespace canopy::map {
+namespace {
+
+TEST(Grouping, AutoKeepsTheBetterOfTreeAndFlatOnSmallGraphs) {
+  auto topo = test::fat_tree(4, 4, 2);
+  Problem p{test::stencil_3d(8, 4, 4), Machine(topo, test::all_hosts(*topo, 3), 8)};
+  std::map<GroupChoice, MapResult> results;
+  for (GroupChoice groups : {GroupChoice::Auto, GroupChoice::Tree, GroupChoice::Flat}) {
+    MapOptions o;
+    o.groups = groups;
+    o.refine = false;  // the grouping's own result
+    results[groups] = map_processes(p, o);
+  }
+  auto hop_bytes = [&](GroupChoice groups) { return evaluate(p, results[groups].slot_of_process).hop_bytes; };
+  EXPECT_EQ(results[GroupChoice::Tree].groups, "tree");
+  EXPECT_EQ(results[GroupChoice::Flat].groups, "flat");
+  EXPECT_DOUBLE_EQ(hop_bytes(GroupChoice::Auto), std::min(hop_bytes(GroupChoice::Tree), hop_bytes(GroupChoice::Flat)));
+  EXPECT_EQ(results[GroupChoice::Auto].groups, hop_bytes(GroupChoice::Flat) < hop_bytes(GroupChoice::Tree) ? "flat" : "tree");
+  EXPECT_EQ(group_choice("auto"), GroupChoice::Auto);
+  EXPECT_THROW(group_choice("both"), Error);
 }
 
 }  // namespace
