@@ -185,14 +185,21 @@ double split_cost(const CommGraph &g, const SplitCosts &costs, const std::vector
   return sum;
 }
 
-void refine_split(const CommGraph &g, const SplitCosts &costs, std::vector<int> &part, int max_rounds) {
-  if (costs.parts < 2 || g.num_vertices() < 2) return;
+double refine_split(const CommGraph &g, const SplitCosts &costs, std::vector<int> &part, double give_up_above,
+                    int max_rounds) {
+  if (costs.parts < 2 || g.num_vertices() < 2) return split_cost(g, costs, part);
   orient(g, costs, part);
+  double cost = split_cost(g, costs, part);
+  if (cost > give_up_above) return INFINITY;
   SwapRefiner refiner(g, costs, part);
   // Rounds that remove under 0.1% of the cost are not worth their pass over the graph.
-  double floor = 1e-3 * split_cost(g, costs, part);
-  for (int r = 0; r < max_rounds && refiner.round() > floor; ++r) {
+  double floor = 1e-3 * cost;
+  for (int r = 0; r < max_rounds; ++r) {
+    double gained = refiner.round();
+    cost -= gained;  // each swap's gain is its exact cost change
+    if (gained <= floor) break;
   }
+  return cost;
 }
 
 std::vector<int> anchored_bisection(const CommGraph &g, const SplitCosts &costs, const std::vector<int> &sizes, int seed) {

@@ -6,6 +6,7 @@
 // (partition.h); this file orients it and refines it with those costs, keeping
 // every part's size.
 #pragma once
+#include <cmath>
 #include <vector>
 
 #include "map/comm_graph.h"
@@ -26,8 +27,11 @@ double split_cost(const CommGraph &graph, const SplitCosts &costs, const std::ve
     permuted among children of equal size (orientation: which half faces which
     already placed neighbour), then rounds of pairwise vertex swaps between two
     parts, each swap lowering the cost, until a round removes less than 0.1%
-    of the cost or after @p max_rounds rounds. Deterministic. */
-void refine_split(const CommGraph &graph, const SplitCosts &costs, std::vector<int> &part, int max_rounds = 8);
+    of the cost or after @p max_rounds rounds. Returns the cost reached; a cut
+    whose oriented cost is above @p give_up_above is not refined further
+    (INFINITY is returned). Deterministic. */
+double refine_split(const CommGraph &graph, const SplitCosts &costs, std::vector<int> &part,
+                    double give_up_above = INFINITY, int max_rounds = 8);
 
 /** A bisection into exactly sizes[0] + sizes[1] vertices (part i for child i)
     that weighs the external costs from the start, where refine_split can only
