@@ -8,8 +8,9 @@
 //   identity  rank i on slot i, hosts in allocation order (what launchers do)
 //   block     ranks in blocks of slots_per_host, hosts in fabric order
 //   greedy    heaviest unplaced process next to its placed partners, on the nearest free slot
-//   rt        METIS groups of one node each, recursive tree mapping on a topology tree
-//   rb        the same groups, recursive bipartitioning on torus coordinates
+//   rt        recursive tree mapping on a topology tree, dual recursive (each split
+//             also weighs the bytes to processes placed in other subtrees)
+//   rb        the same walk on the tree of torus coordinate bisection
 //   scotch    Scotch's static mapping on an equivalent tleaf / torus / graph target
 //             (scotch_mapping.h), overloads repaired; the peer, so never refined
 // greedy, rt and rb are followed by a refinement pass (process swaps between

@@ -26,8 +26,8 @@ std::vector<int> map_on_tree(const CommGraph &graph, const TopologyTree &tree, i
 /** Orients the subtrees of a tree mapping towards each other: for every inner
     node, swaps the contents of two equally large children (leaf i of one with
     leaf i of the other) when that lowers sum(bytes x distance), where
-    @p distance is the places' n x n matrix. Recursive tree mapping cuts well but
-    never decides which half of one subtree faces which half of its sibling.
+    @p distance is the places' n x n matrix. The dual walk orients each split
+    only towards what was placed before it; this pass also looks the other way.
     Returns the cost removed. */
 double swap_subtrees(const CommGraph &graph, const TopologyTree &tree, const std::vector<uint16_t> &distance,
                      std::vector<int> &leaf_of, int max_passes = 4);

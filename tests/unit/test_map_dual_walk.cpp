@@ -60,7 +60,7 @@ TEST(DualTreeWalk, GridOnA2DTorusReachesTheBoxEmbedding) {
   EXPECT_GT(walk_hop_bytes(g, m, tree, false), optimum * 1.1);
 }
 
-TEST(DualTreeWalk, SameSeedSameMappingAndWithoutHopsTheIndependentWalk) {
+TEST(DualTreeWalk, SameSeedSameMappingAndAWrongDistanceMatrixIsAnError) {
   auto topo = test::torus({4, 4, 2});
   Machine m(topo, test::all_hosts(*topo, 9), 4);
   CommGraph g = test::random_graph(128, 600, 4);

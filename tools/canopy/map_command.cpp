@@ -110,8 +110,10 @@ CommandRunner add_map_command(CLI::App &app) {
   cmd->add_option("--node-topology", o->node,
                   "Inside of a node for intra-node mapping: 'live', an hwloc XML file, or a synthetic string like 'pack:2 core:8 pu:2'");
   cmd->add_option("--algorithm", o->algorithm,
-                  "identity, block, greedy, rt, rb, or scotch (Scotch's static mapping on a tleaf/torus/graph "
-                  "target equivalent to the machine; never refined, no intra-node mapping)")
+                  "identity, block, greedy, rt (dual recursive tree mapping: each split also weighs the bytes to "
+                  "processes already placed elsewhere), rb (the same on torus coordinate bisection), or scotch "
+                  "(Scotch's static mapping on a tleaf/torus/graph target equivalent to the machine; never refined, "
+                  "no intra-node mapping)")
       ->check(CLI::IsMember(map::algorithm_names()))->capture_default_str();
   cmd->add_option("--tree", o->tree,
                   "rt's topology tree: auto (fabric on switched fabrics, coordinates on tori, else neighbor-joining), "
