@@ -54,14 +54,22 @@ std::vector<int> hosts_in_order(const Machine &m, const std::vector<int> &order,
   return host_of;
 }
 
+// On a torus, auto takes coordinate bisection: neighbor joining's tree of a
+// torus is lopsided (512 hosts split 328 + 184, ties broken arbitrarily) and
+// its domains are irregular, which cost rt 25-50% more hop-bytes than the same
+// dual walk on the coordinate tree (docs/benchmarks.md).
 TopologyTree inter_node_tree(const Machine &m, TreeChoice choice, unsigned attempt) {
   const topo::Topology &topo = m.topology();
   bool hierarchy_known = !topo.torus() && !topo.switches().empty();
   if (choice == TreeChoice::Fabric && !hierarchy_known)
     throw Error(CANOPY_ERR_INVALID_ARG, "the fabric's switch hierarchy is not known for " + topo.source() +
-                                            " (a torus or a switchless source): use --tree neighbor-joining");
+                                            " (a torus or a switchless source): use --tree coordinates or neighbor-joining");
+  if (choice == TreeChoice::Coordinates && m.coordinates().empty())
+    throw Error(CANOPY_ERR_INVALID_ARG, topo.source() + " has no torus coordinates: use --tree fabric or neighbor-joining");
   if (choice == TreeChoice::Fabric || (choice == TreeChoice::Auto && hierarchy_known))
     return fabric_hierarchy_tree(topo, m.host_nodes());
+  if (choice == TreeChoice::Coordinates || (choice == TreeChoice::Auto && !m.coordinates().empty()))
+    return coordinate_bisection_tree(m.coordinates());
   std::vector<float> distance(m.hop_matrix().begin(), m.hop_matrix().end());
   return neighbor_joining_tree(std::move(distance), m.num_hosts(), attempt);
 }
@@ -96,7 +104,7 @@ std::vector<int> flat_group_hosts(const CommGraph &padded, const Machine &m, con
   for (int attempt = 0; attempt < (o.refine ? kTreeMappingAttempts : 1); ++attempt) {
     TopologyTree tree = build_tree(m, o, static_cast<unsigned>(attempt), result);
     start = Clock::now();
-    std::vector<int> host_of_group = map_on_tree(groups, tree, o.seed + attempt);
+    std::vector<int> host_of_group = map_on_tree(groups, tree, o.seed + attempt, 1, &m.hop_matrix());
     if (o.refine) orient_groups(groups, tree, m, host_of_group);
     double cost = inter_node_hop_bytes(groups, m, host_of_group);
     if (best.empty() || cost < best_cost) best = std::move(host_of_group), best_cost = cost;
@@ -114,7 +122,7 @@ std::vector<int> flat_group_hosts(const CommGraph &padded, const Machine &m, con
 std::vector<int> tree_group_hosts(const CommGraph &padded, const Machine &m, const MapOptions &o, MapResult &result) {
   TopologyTree tree = build_tree(m, o, 0, result);
   auto start = Clock::now();
-  std::vector<int> host_of = map_on_tree(padded, tree, o.seed, m.slots_per_host());
+  std::vector<int> host_of = map_on_tree(padded, tree, o.seed, m.slots_per_host(), &m.hop_matrix());
   result.seconds["map"] = seconds_since(start);
   if (o.refine) {
     start = Clock::now();
@@ -131,7 +139,18 @@ std::vector<int> tree_hosts(const CommGraph &padded, const Machine &m, const Map
   if (o.algorithm == "rb" && m.coordinates().empty())
     throw Error(CANOPY_ERR_INVALID_ARG, "rb needs torus coordinates (a torus: source); " + m.topology().source() +
                                             " has none: use rt");
-  return o.groups == GroupChoice::Flat ? flat_group_hosts(padded, m, o, result) : tree_group_hosts(padded, m, o, result);
+  if (o.groups == GroupChoice::Flat) {
+    result.groups = "flat";
+    return flat_group_hosts(padded, m, o, result);
+  }
+  result.groups = "tree";
+  std::vector<int> host_of = tree_group_hosts(padded, m, o, result);
+  if (o.groups == GroupChoice::Auto && padded.num_vertices() <= kBothGroupingsUpTo) {
+    std::vector<int> flat = flat_group_hosts(padded, m, o, result);
+    if (inter_node_hop_bytes(padded, m, flat) < inter_node_hop_bytes(padded, m, host_of))
+      host_of = std::move(flat), result.groups = "flat";
+  }
+  return host_of;
 }
 
 // Refines the algorithm's hosts; if identity or block (refined) does better, that wins.
@@ -189,14 +208,16 @@ std::vector<int> canopy_placement(const Problem &p, const MapOptions &o, MapResu
 TreeChoice tree_choice(const std::string &name) {
   if (name == "auto") return TreeChoice::Auto;
   if (name == "fabric") return TreeChoice::Fabric;
+  if (name == "coordinates") return TreeChoice::Coordinates;
   if (name == "neighbor-joining" || name == "nj") return TreeChoice::NeighborJoining;
-  throw Error(CANOPY_ERR_INVALID_ARG, "unknown tree '" + name + "' (auto, fabric or neighbor-joining)");
+  throw Error(CANOPY_ERR_INVALID_ARG, "unknown tree '" + name + "' (auto, fabric, coordinates or neighbor-joining)");
 }
 
 GroupChoice group_choice(const std::string &name) {
+  if (name == "auto") return GroupChoice::Auto;
   if (name == "tree") return GroupChoice::Tree;
   if (name == "flat") return GroupChoice::Flat;
-  throw Error(CANOPY_ERR_INVALID_ARG, "unknown grouping '" + name + "' (tree or flat)");
+  throw Error(CANOPY_ERR_INVALID_ARG, "unknown grouping '" + name + "' (auto, tree or flat)");
 }
 
 const std::vector<std::string> &algorithm_names() {

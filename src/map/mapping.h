@@ -8,8 +8,9 @@
 //   identity  rank i on slot i, hosts in allocation order (what launchers do)
 //   block     ranks in blocks of slots_per_host, hosts in fabric order
 //   greedy    heaviest unplaced process next to its placed partners, on the nearest free slot
-//   rt        METIS groups of one node each, recursive tree mapping on a topology tree
-//   rb        the same groups, recursive bipartitioning on torus coordinates
+//   rt        recursive tree mapping on a topology tree, dual recursive (each split
+//             also weighs the bytes to processes placed in other subtrees)
+//   rb        the same walk on the tree of torus coordinate bisection
 //   scotch    Scotch's static mapping on an equivalent tleaf / torus / graph target
 //             (scotch_mapping.h), overloads repaired; the peer, so never refined
 // greedy, rt and rb are followed by a refinement pass (process swaps between
@@ -30,24 +31,32 @@ struct Problem {
   Machine machine;
 };
 
-enum class TreeChoice { Auto, Fabric, NeighborJoining };
-/** "auto", "fabric", "neighbor-joining"; Error(INVALID_ARG) for another name. */
+enum class TreeChoice { Auto, Fabric, Coordinates, NeighborJoining };
+/** "auto", "fabric", "coordinates", "neighbor-joining"; Error(INVALID_ARG) for another name. */
 TreeChoice tree_choice(const std::string &name);
 
 /** How rt and rb form the node-sized groups of processes: the paper's flat
     preprocessing (METIS k-way into one group per host, repaired to exact sizes,
     then the groups' graph mapped on the tree), or along the tree (the process
-    graph split at every tree node; few parts per split, faster at scale). */
-enum class GroupChoice { Tree, Flat };
-/** "tree", "flat"; Error(INVALID_ARG) for another name. */
+    graph split at every tree node; few parts per split, faster at scale), or
+    auto: along the tree, and for small graphs (at most kBothGroupingsUpTo
+    vertices, free slots included) flat too, the lower hop-bytes kept. */
+enum class GroupChoice { Auto, Tree, Flat };
+/** "auto", "tree", "flat"; Error(INVALID_ARG) for another name. */
 GroupChoice group_choice(const std::string &name);
+
+/** GroupChoice::Auto tries both groupings on graphs up to this many vertices:
+    there flat is cheap (a few ms) and wins on some instances (node-sized groups
+    from one k-way cut beat the hierarchy's uneven splits at 256 processes). */
+constexpr int kBothGroupingsUpTo = 2048;
 
 struct MapOptions {
   std::string algorithm = "rt";
-  /** rt: the fabric's switch hierarchy or neighbor joining; auto takes the
-      hierarchy on switched fabrics and neighbor joining on tori and switchless sources. */
+  /** rt: the fabric's switch hierarchy, coordinate bisection (tori), or neighbor
+      joining; auto takes the hierarchy on switched fabrics, coordinate bisection
+      where hosts have torus coordinates, neighbor joining elsewhere. */
   TreeChoice tree = TreeChoice::Auto;
-  GroupChoice groups = GroupChoice::Tree;
+  GroupChoice groups = GroupChoice::Auto;
   bool intra_node = true;  // intra-node mapping (needs Machine::node()); not for scotch
   bool refine = true;      // refinement pass and the never-worse-than-baselines guard; not for scotch
   int seed = 1;            // METIS (and Scotch) seed: the same seed gives the same mapping
@@ -57,6 +66,7 @@ struct MapResult {
   std::vector<int> slot_of_process;  // process -> slot, one-to-one
   std::string algorithm;
   std::string tree;           // topology tree used ("" when none)
+  std::string groups;         // rt, rb: the grouping the result came from ("tree" or "flat"; "" otherwise)
   std::string target;         // scotch: the Scotch target architecture used ("" otherwise)
   bool intra_node = false;    // intra-node mapping was applied
   std::string refined_from;   // "" without refinement; else the start the result came from ("rt", "identity", ...)

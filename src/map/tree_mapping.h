@@ -2,7 +2,10 @@
 // parts as the tree's root has children, each part as large as its child's
 // number of leaves, minimising the bytes cut; recurse into each child with its
 // part. Recursive bipartitioning (Algorithm 2) is the same walk on the binary
-// tree that coordinate bisection builds.
+// tree that coordinate bisection builds. Given the places' distances, the walk
+// is dual recursive (as Scotch's mapping): breadth first, each split also
+// weighing every vertex's bytes to partners already placed in other subtrees
+// by their distance to each child (external_split.h).
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -13,14 +16,18 @@
 namespace canopy::map {
 
 /** The leaf (place) of every vertex: @p per_leaf vertices per leaf, so the graph
-    must have per_leaf times as many vertices as the tree has leaves. */
-std::vector<int> map_on_tree(const CommGraph &graph, const TopologyTree &tree, int seed, int per_leaf = 1);
+    must have per_leaf times as many vertices as the tree has leaves. With
+    @p hops (places x places, e.g. Machine::hop_matrix()) every split is oriented
+    and refined towards the partners placed outside it; without, splits only
+    minimise their own cut. Deterministic for a seed. */
+std::vector<int> map_on_tree(const CommGraph &graph, const TopologyTree &tree, int seed, int per_leaf = 1,
+                             const std::vector<uint16_t> *hops = nullptr);
 
 /** Orients the subtrees of a tree mapping towards each other: for every inner
     node, swaps the contents of two equally large children (leaf i of one with
     leaf i of the other) when that lowers sum(bytes x distance), where
-    @p distance is the places' n x n matrix. Recursive tree mapping cuts well but
-    never decides which half of one subtree faces which half of its sibling.
+    @p distance is the places' n x n matrix. The dual walk orients each split
+    only towards what was placed before it; this pass also looks the other way.
     Returns the cost removed. */
 double swap_subtrees(const CommGraph &graph, const TopologyTree &tree, const std::vector<uint16_t> &distance,
                      std::vector<int> &leaf_of, int max_passes = 4);

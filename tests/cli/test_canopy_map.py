@@ -109,8 +109,16 @@ def test_fat_tree_tree_choice():
         report = json.loads(r.stdout) if r.returncode == 0 else {}
         check(f"rb --groups {groups}: block optimum", report.get("metrics", {}).get("hop_bytes") == 144000,
               r.stderr or report)
+    for tree, expect in (("auto", "coordinate-bisection"), ("coordinates", "coordinate-bisection"),
+                         ("neighbor-joining", "neighbor-joining")):
+        r = canopy("--graph", STENCIL, "--fabric", TORUS, "--hosts", TORUS_HOSTS, "--ppn", "8", "--algorithm", "rt",
+                   "--tree", tree, "--json")
+        report = json.loads(r.stdout) if r.returncode == 0 else {}
+        check(f"torus, tree {tree}", report.get("tree") == expect, r.stderr or report)
     r = canopy("--graph", STENCIL, "--fabric", TORUS, "--hosts", TORUS_HOSTS, "--ppn", "8", "--tree", "fabric")
     check("torus has no switch hierarchy", r.returncode == 1 and "neighbor-joining" in r.stderr, r.stderr)
+    r = canopy("--graph", STENCIL, "--fabric", "slurm:" + SLURM, "--hosts", FT_HOSTS, "--ppn", "8", "--tree", "coordinates")
+    check("a fat tree has no coordinates", r.returncode == 1 and "coordinates" in r.stderr, r.stderr)
     r = canopy("--graph", STENCIL, "--fabric", "slurm:" + SLURM, "--hosts", FT_HOSTS, "--ppn", "8")
     check("text report", r.returncode == 0 and "hop-bytes" in r.stdout and "fabric-hierarchy" in r.stdout, r.stdout)
 

@@ -20,7 +20,7 @@ namespace canopy::cli {
 namespace {
 
 struct MapCommandOptions {
-  std::string graph, fabric, hosts, node, algorithm = "rt", tree = "auto", groups = "tree";
+  std::string graph, fabric, hosts, node, algorithm = "rt", tree = "auto", groups = "auto";
   std::string rankfile, slurm_hostfile, machinefile, permutation, heatmap, draw_load;
   int ppn = 0, parts = 0, seed = 1;
   bool no_intra = false, no_refine = false, json = false;
@@ -56,6 +56,7 @@ void print_text(const map::Problem &p, const map::MapResult &r, const map::Metri
               p.machine.node() ? ", node " : "", p.machine.node() ? p.machine.node()->spec.c_str() : "");
   std::printf("algorithm:   %s", r.algorithm.c_str());
   if (!r.tree.empty()) std::printf(", tree %s", r.tree.c_str());
+  if (!r.groups.empty()) std::printf(", %s groups", r.groups.c_str());
   if (!r.target.empty()) std::printf(", Scotch target %s", r.target.c_str());
   if (r.intra_node) std::printf(", intra-node on the hwloc tree");
   if (!r.refined_from.empty()) std::printf(", refined from %s", r.refined_from.c_str());
@@ -109,14 +110,19 @@ CommandRunner add_map_command(CLI::App &app) {
   cmd->add_option("--node-topology", o->node,
                   "Inside of a node for intra-node mapping: 'live', an hwloc XML file, or a synthetic string like 'pack:2 core:8 pu:2'");
   cmd->add_option("--algorithm", o->algorithm,
-                  "identity, block, greedy, rt, rb, or scotch (Scotch's static mapping on a tleaf/torus/graph "
-                  "target equivalent to the machine; never refined, no intra-node mapping)")
+                  "identity, block, greedy, rt (dual recursive tree mapping: each split also weighs the bytes to "
+                  "processes already placed elsewhere), rb (the same on torus coordinate bisection), or scotch "
+                  "(Scotch's static mapping on a tleaf/torus/graph target equivalent to the machine; never refined, "
+                  "no intra-node mapping)")
       ->check(CLI::IsMember(map::algorithm_names()))->capture_default_str();
-  cmd->add_option("--tree", o->tree, "rt's topology tree: auto, fabric or neighbor-joining")
-      ->check(CLI::IsMember({"auto", "fabric", "neighbor-joining"}))->capture_default_str();
+  cmd->add_option("--tree", o->tree,
+                  "rt's topology tree: auto (fabric on switched fabrics, coordinates on tori, else neighbor-joining), "
+                  "fabric (switch hierarchy), coordinates (torus coordinate bisection) or neighbor-joining")
+      ->check(CLI::IsMember({"auto", "fabric", "coordinates", "neighbor-joining"}))->capture_default_str();
   cmd->add_option("--groups", o->groups,
-                  "rt/rb: form node-sized groups along the tree, or flat (the paper: METIS k-way into one group per host)")
-      ->check(CLI::IsMember({"tree", "flat"}))->capture_default_str();
+                  "rt/rb: form node-sized groups along the tree, flat (the paper: METIS k-way into one group per "
+                  "host), or auto (tree; for graphs up to 2,048 vertices flat too, the lower hop-bytes kept)")
+      ->check(CLI::IsMember({"auto", "tree", "flat"}))->capture_default_str();
   cmd->add_option("--parts", o->parts, "MatrixMarket input: split the rows into this many processes (METIS)");
   cmd->add_option("--seed", o->seed, "METIS and Scotch seed (same seed, same mapping)")->capture_default_str();
   cmd->add_flag("--no-intra", o->no_intra, "Skip intra-node mapping");

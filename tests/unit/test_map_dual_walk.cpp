@@ -1,0 +1,136 @@
+// Dual recursive tree mapping (tree_mapping.h with a hop matrix, external_split.h):
+// splits that weigh the bytes to partners already placed in other subtrees reach
+// the box embedding of a stencil on a torus, which independent splits miss, and
+// the split refinement keeps part sizes while never raising its cost; the auto
+// grouping keeps the better of tree and flat groups.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+
+#include "common/error.h"
+#include "map/external_split.h"
+#include "map/mapping.h"
+#include "map/metrics.h"
+#include "map/partition.h"
+#include "map/placement_steps.h"
+#include "map/topology_tree.h"
+#include "map/tree_mapping.h"
+#include "map_test_machines.h"
+
+namespace canopy::map {
+namespace {
+
+// Hop-bytes of the tree walk alone (no refinement pass afterwards).
+double walk_hop_bytes(const CommGraph &g, const Machine &m, const TopologyTree &tree, bool dual) {
+  std::vector<int> host_of = map_on_tree(g, tree, 1, m.slots_per_host(), dual ? &m.hop_matrix() : nullptr);
+  std::vector<int> load(static_cast<size_t>(m.num_hosts()), 0);
+  for (int h : host_of) ++load[static_cast<size_t>(h)];
+  for (int l : load) EXPECT_EQ(l, m.slots_per_host());
+  return inter_node_hop_bytes(g, m, host_of);
+}
+
+TEST(DualTreeWalk, StencilOnATorusReachesTheBoxEmbedding) {
+  // 8x8x8 processes on a 4x4x4 torus of 8-slot hosts. A part of 8 grid points has
+  // at most 12 edges inside (a 2x2x2 cube), so at least 1344 - 64 x 12 = 576 of the
+  // stencil's 3 x 8 x 8 x 7 = 1344 edges cross hosts, each over at least 3 links
+  // (host, router, router, host): 1728, reached by cubes on neighbouring routers.
+  auto topo = test::torus({4, 4, 4});
+  Machine m(topo, test::all_hosts(*topo, 5), 8);
+  CommGraph g = test::stencil_3d(8, 8, 8);
+  const double optimum = (3.0 * 8 * 8 * 7 - 64 * 12) * 3;
+  TopologyTree tree = coordinate_bisection_tree(m.coordinates());
+  double independent = walk_hop_bytes(g, m, tree, false), dual = walk_hop_bytes(g, m, tree, true);
+  EXPECT_DOUBLE_EQ(dual, optimum);
+  EXPECT_GT(independent, optimum * 1.1);  // the halves are cut well but face their neighbours at random
+}
+
+TEST(DualTreeWalk, GridOnA2DTorusReachesTheBoxEmbedding) {
+  // 8x8 processes on a 4x4 torus of 4-slot hosts: at least 112 - 16 x 4 = 48 edges
+  // cross hosts (a part of 4 grid points has at most 4 edges inside, a 2x2 square),
+  // over at least 3 links each. The independent walk cuts the squares but lines
+  // up one quadrant's rows with its neighbour's columns.
+  auto topo = test::torus({4, 4});
+  Machine m(topo, test::all_hosts(*topo, 5), 4);
+  CommGraph g = test::stencil_3d(8, 8, 1);
+  const double optimum = (2 * 8 * 7 - 16 * 4) * 3;
+  TopologyTree tree = coordinate_bisection_tree(m.coordinates());
+  EXPECT_DOUBLE_EQ(walk_hop_bytes(g, m, tree, true), optimum);
+  EXPECT_GT(walk_hop_bytes(g, m, tree, false), optimum * 1.1);
+}
+
+TEST(DualTreeWalk, SameSeedSameMappingAndAWrongDistanceMatrixIsAnError) {
+  auto topo = test::torus({4, 4, 2});
+  Machine m(topo, test::all_hosts(*topo, 9), 4);
+  CommGraph g = test::random_graph(128, 600, 4);
+  TopologyTree tree = coordinate_bisection_tree(m.coordinates());
+  EXPECT_EQ(map_on_tree(g, tree, 3, 4, &m.hop_matrix()), map_on_tree(g, tree, 3, 4, &m.hop_matrix()));
+  std::vector<uint16_t> wrong(5, 1);
+  EXPECT_THROW(map_on_tree(g, tree, 3, 4, &wrong), Error);
+}
+
+TEST(ExternalSplit, OrientsTowardsPlacedPartnersAndKeepsSizes) {
+  // A path 0-1-2-3-4-5 split 3 + 3; vertex 0 talks heavily to a partner placed
+  // near child 1, vertex 5 to one near child 0: the halves must swap sides.
+  CommGraphBuilder b(6);
+  for (int v = 0; v + 1 < 6; ++v) b.add(v, v + 1, 1);
+  CommGraph g = b.build();
+  SplitCosts costs;
+  costs.parts = 2;
+  costs.distance = {0, 1, 1, 0};
+  costs.external.assign(12, 0);
+  costs.external[0 * 2 + 0] = 100;  // vertex 0 in child 0: 100 bytes x distance
+  costs.external[5 * 2 + 1] = 100;
+  std::vector<int> part = {0, 0, 0, 1, 1, 1};
+  EXPECT_DOUBLE_EQ(split_cost(g, costs, part), 201);
+  refine_split(g, costs, part);
+  EXPECT_EQ(part, (std::vector<int>{1, 1, 1, 0, 0, 0}));
+  EXPECT_DOUBLE_EQ(split_cost(g, costs, part), 1);
+}
+
+TEST(ExternalSplit, RefinementNeverRaisesTheCostAndKeepsSizes) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 20; ++trial) {
+    CommGraph g = test::random_graph(60, 200, static_cast<unsigned>(trial));
+    std::vector<int> sizes = {20, 20, 10, 10};
+    SplitCosts costs;
+    costs.parts = 4;
+    costs.distance = {0, 2, 4, 4, 2, 0, 4, 4, 4, 4, 0, 2, 4, 4, 2, 0};
+    std::uniform_real_distribution<double> ext(0, 500);
+    for (int i = 0; i < 60 * 4; ++i) costs.external.push_back(ext(rng));
+    std::vector<int> part = partition_exact(g, sizes, 1);
+    double before = split_cost(g, costs, part);
+    refine_split(g, costs, part);
+    EXPECT_LE(split_cost(g, costs, part), before + 1e-6);
+    for (int p = 0; p < 4; ++p) EXPECT_EQ(std::count(part.begin(), part.end(), p), sizes[static_cast<size_t>(p)]);
+  }
+}
+
+}  // namespace
+}  // namespace canopy::map
+
+namespace canopy::map {
+namespace {
+
+TEST(Grouping, AutoKeepsTheBetterOfTreeAndFlatOnSmallGraphs) {
+  auto topo = test::fat_tree(4, 4, 2);
+  Problem p{test::stencil_3d(8, 4, 4), Machine(topo, test::all_hosts(*topo, 3), 8)};
+  std::map<GroupChoice, MapResult> results;
+  for (GroupChoice groups : {GroupChoice::Auto, GroupChoice::Tree, GroupChoice::Flat}) {
+    MapOptions o;
+    o.groups = groups;
+    o.refine = false;  // the grouping's own result
+    results[groups] = map_processes(p, o);
+  }
+  auto hop_bytes = [&](GroupChoice groups) { return evaluate(p, results[groups].slot_of_process).hop_bytes; };
+  EXPECT_EQ(results[GroupChoice::Tree].groups, "tree");
+  EXPECT_EQ(results[GroupChoice::Flat].groups, "flat");
+  EXPECT_DOUBLE_EQ(hop_bytes(GroupChoice::Auto), std::min(hop_bytes(GroupChoice::Tree), hop_bytes(GroupChoice::Flat)));
+  EXPECT_EQ(results[GroupChoice::Auto].groups, hop_bytes(GroupChoice::Flat) < hop_bytes(GroupChoice::Tree) ? "flat" : "tree");
+  EXPECT_EQ(group_choice("auto"), GroupChoice::Auto);
+  EXPECT_THROW(group_choice("both"), Error);
+}
+
+}  // namespace
+}  // namespace canopy::map
