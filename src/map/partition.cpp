@@ -83,7 +83,9 @@ class SmallBisection {
       for (size_t v = 0; v < n_ && filled > 0; ++v)
         if (part[v] == 1 && (next == n_ || attach[v] > attach[next])) next = v;
       part[next] = 0;
-      for (size_t u = 0; u < n_; ++u) attach[u] += w_[u * n_ + next];
+      // w_ is symmetric (a CommGraph stores each edge at both ends): row `next` is column `next`, contiguous.
+      const double *row = &w_[next * n_];
+      for (size_t u = 0; u < n_; ++u) attach[u] += row[u];
     }
     return part;
   }
