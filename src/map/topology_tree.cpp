@@ -24,7 +24,7 @@ struct Dendrogram {  // binary merges: node i < n is leaf i, node n + k is the k
 // writes (one cache line per active slot, across the whole matrix) were 3/4 of
 // the time at 4,096 hosts. The current distance of two slots is then in the row
 // rewritten last (`written` orders the rows); a row is brought up to date when
-// it is scanned, from the few columns rewritten since. The values and the scan
+// it is scanned, from the rows rewritten since. The values and the scan
 // order are those of writing both, so the merges are the same.
 Dendrogram nn_chain(std::vector<float> d, int n) {
   std::vector<int> cluster(static_cast<size_t>(n));  // dendrogram node held by each slot
