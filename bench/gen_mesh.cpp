@@ -7,7 +7,9 @@
 // refined towards a feature: half of them uniform, a quarter packed towards
 // the corner (0,0,0) (coordinates squared), a quarter in a small ball. Each
 // point is joined to its k nearest neighbours (a k-nearest-neighbour graph,
-// made symmetric), found through a uniform grid of buckets. Same seed, same file.
+// made symmetric), found exactly through a k-d tree (bench/nearest_neighbors.h;
+// the uniform bucket grid it replaced gave the same files but degenerated in
+// the dense ball at 2^20 points). Same seed, same file.
 //
 //   bench_gen_mesh --points 524288 --neighbors 10 --seed 1 -o mesh.mtx
 #include <algorithm>
@@ -22,12 +24,11 @@
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "nearest_neighbors.h"
 
 namespace {
 
-struct Point {
-  double x, y, z;
-};
+using Point = canopy::bench::Point3;
 
 std::vector<Point> graded_points(int n, unsigned seed) {
   std::mt19937_64 rng(seed);
@@ -45,65 +46,11 @@ std::vector<Point> graded_points(int n, unsigned seed) {
   return points;
 }
 
-// Points sorted into cells x cells x cells buckets (counting sort).
-class BucketGrid {
- public:
-  BucketGrid(const std::vector<Point> &points, int cells) : cells_(cells), start_(static_cast<size_t>(cells) * cells * cells + 1, 0) {
-    std::vector<int> cell(points.size());
-    for (size_t i = 0; i < points.size(); ++i) cell[i] = cell_of(points[i]), ++start_[static_cast<size_t>(cell[i]) + 1];
-    for (size_t c = 1; c < start_.size(); ++c) start_[c] += start_[c - 1];
-    order_.resize(points.size());
-    std::vector<int> fill(start_.begin(), start_.end() - 1);
-    for (size_t i = 0; i < points.size(); ++i) order_[static_cast<size_t>(fill[static_cast<size_t>(cell[i])]++)] = static_cast<int>(i);
-  }
-
-  int cells() const { return cells_; }
-  int coord(double x) const { return std::clamp(static_cast<int>(x * cells_), 0, cells_ - 1); }
-  // Calls f(point) for every point of cell (i, j, k), which must be inside the grid.
-  template <typename F>
-  void each(int i, int j, int k, F f) const {
-    size_t c = (static_cast<size_t>(k) * cells_ + j) * cells_ + i;
-    for (int t = start_[c]; t < start_[c + 1]; ++t) f(order_[static_cast<size_t>(t)]);
-  }
-
- private:
-  int cell_of(const Point &p) const { return (coord(p.z) * cells_ + coord(p.y)) * cells_ + coord(p.x); }
-  int cells_;
-  std::vector<int> start_, order_;
-};
-
-// The k nearest neighbours of point v: shells of cells at growing Chebyshev
-// radius r, until k candidates are known and none nearer can lie further out.
-std::vector<int> nearest(const std::vector<Point> &pts, const BucketGrid &grid, int v, int k) {
-  const Point &p = pts[static_cast<size_t>(v)];
-  std::vector<std::pair<double, int>> best;  // (squared distance, point), the k best so far
-  auto consider = [&](int u) {
-    if (u == v) return;
-    const Point &q = pts[static_cast<size_t>(u)];
-    double d = (p.x - q.x) * (p.x - q.x) + (p.y - q.y) * (p.y - q.y) + (p.z - q.z) * (p.z - q.z);
-    if (static_cast<int>(best.size()) == k && d >= best.back().first) return;
-    best.insert(std::upper_bound(best.begin(), best.end(), std::make_pair(d, u)), {d, u});
-    if (static_cast<int>(best.size()) > k) best.pop_back();
-  };
-  int ci = grid.coord(p.x), cj = grid.coord(p.y), ck = grid.coord(p.z), n = grid.cells();
-  for (int r = 0; r < n; ++r) {
-    for (int k3 = std::max(0, ck - r); k3 <= std::min(n - 1, ck + r); ++k3)
-      for (int j = std::max(0, cj - r); j <= std::min(n - 1, cj + r); ++j)
-        for (int i = std::max(0, ci - r); i <= std::min(n - 1, ci + r); ++i)
-          if (std::max({std::abs(i - ci), std::abs(j - cj), std::abs(k3 - ck)}) == r) grid.each(i, j, k3, consider);
-    double reach = static_cast<double>(r) / n;  // every point within this distance has been seen
-    if (static_cast<int>(best.size()) == k && best.back().first <= reach * reach) break;
-  }
-  std::vector<int> out;
-  for (auto &entry : best) out.push_back(entry.second);
-  return out;
-}
-
 std::string matrix_market(const std::vector<Point> &pts, int k) {
-  BucketGrid grid(pts, std::max(1, static_cast<int>(std::cbrt(pts.size() / 2.0))));
+  canopy::bench::KdTree tree(pts);
   std::vector<std::pair<int, int>> entries;  // (row, column), row > column, 0-based
   for (int v = 0; v < static_cast<int>(pts.size()); ++v)
-    for (int u : nearest(pts, grid, v, k)) entries.emplace_back(std::max(u, v), std::min(u, v));
+    for (int u : tree.nearest(v, k)) entries.emplace_back(std::max(u, v), std::min(u, v));
   std::sort(entries.begin(), entries.end());
   entries.erase(std::unique(entries.begin(), entries.end()), entries.end());
   std::string out = "%%MatrixMarket matrix coordinate pattern symmetric\n% canopy bench_gen_mesh: graded random points, k-nearest-neighbour graph\n";

@@ -23,6 +23,10 @@ CommGraph CommGraph::subgraph(const std::vector<int> &vertices, std::vector<int>
   for (size_t i = 0; i < vertices.size(); ++i) local[static_cast<size_t>(vertices[i])] = static_cast<int>(i);
   CommGraph g;
   g.offsets_.reserve(vertices.size() + 1);
+  int64_t most = 0;  // the rows' lengths: an upper bound, so that the arrays never grow by copying
+  for (int v : vertices) most += row_end(v) - row_begin(v);
+  g.neighbors_.reserve(static_cast<size_t>(most));
+  g.weights_.reserve(static_cast<size_t>(most));
   for (int v : vertices) {
     for (int64_t i = row_begin(v); i < row_end(v); ++i) {
       int u = local[static_cast<size_t>(neighbor(i))];

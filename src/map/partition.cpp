@@ -3,6 +3,7 @@
 #include <metis.h>
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <queue>
 #include <string>
@@ -82,7 +83,9 @@ class SmallBisection {
       for (size_t v = 0; v < n_ && filled > 0; ++v)
         if (part[v] == 1 && (next == n_ || attach[v] > attach[next])) next = v;
       part[next] = 0;
-      for (size_t u = 0; u < n_; ++u) attach[u] += w_[u * n_ + next];
+      // w_ is symmetric (a CommGraph stores each edge at both ends): row `next` is column `next`, contiguous.
+      const double *row = &w_[next * n_];
+      for (size_t u = 0; u < n_; ++u) attach[u] += row[u];
     }
     return part;
   }
@@ -97,12 +100,19 @@ class SmallBisection {
         if (u > v && part[u] != part[v]) cut += w_[v * n_ + u];
       }
     for (size_t swaps = 0; swaps < 2 * n_; ++swaps) {
-      double best = 1e-9;
+      // A swap's gain is at most gain_out[u] + the largest gain_out in part 1 (weights are >= 0, and
+      // rounding is monotone): a u whose bound does not beat the best is skipped. Same swaps, same order.
+      double best = 1e-9, top1 = -INFINITY;
+      for (size_t v = 0; v < n_; ++v)
+        if (part[v] == 1) top1 = std::max(top1, gain_out[v]);
       size_t bu = n_, bv = n_;
-      for (size_t u = 0; u < n_; ++u)
+      for (size_t u = 0; u < n_; ++u) {
+        if (part[u] != 0 || !(gain_out[u] + top1 > best)) continue;
+        const double *row = &w_[u * n_];
         for (size_t v = u + 1; v < n_; ++v)
-          if (part[u] == 0 && part[v] == 1 && gain_out[u] + gain_out[v] - 2 * w_[u * n_ + v] > best)
-            best = gain_out[u] + gain_out[v] - 2 * w_[u * n_ + v], bu = u, bv = v;
+          if (part[v] == 1 && gain_out[u] + gain_out[v] - 2 * row[v] > best)
+            best = gain_out[u] + gain_out[v] - 2 * row[v], bu = u, bv = v;
+      }
       if (bu == n_) break;
       cut -= best;
       part[bu] = 1;

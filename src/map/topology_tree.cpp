@@ -19,6 +19,13 @@ struct Dendrogram {  // binary merges: node i < n is leaf i, node n + k is the k
 
 // Nearest-neighbour chain over average-linkage distances (reducible, so the
 // chain finds exactly the merges of the greedy algorithm, in O(n^2)).
+//
+// A merge rewrites one row of the matrix only, never the column: the column
+// writes (one cache line per active slot, across the whole matrix) were 3/4 of
+// the time at 4,096 hosts. The current distance of two slots is then in the row
+// rewritten last (`written` orders the rows); a row is brought up to date when
+// it is scanned, from the rows rewritten since. The values and the scan
+// order are those of writing both, so the merges are the same.
 Dendrogram nn_chain(std::vector<float> d, int n) {
   std::vector<int> cluster(static_cast<size_t>(n));  // dendrogram node held by each slot
   std::iota(cluster.begin(), cluster.end(), 0);
@@ -27,12 +34,23 @@ Dendrogram nn_chain(std::vector<float> d, int n) {
   // (half the work of testing every slot), in the same order, so ties go the same way.
   std::vector<int> active(static_cast<size_t>(n));
   std::iota(active.begin(), active.end(), 0);
+  std::vector<int64_t> written(static_cast<size_t>(n), 0);  // when each row was last made current
+  int64_t clock = 0;
   Dendrogram out;
   std::vector<int> chain;
   auto at = [&](int a, int b) -> float & { return d[static_cast<size_t>(a) * n + b]; };
+  auto written_at = [&](int a) -> int64_t & { return written[static_cast<size_t>(a)]; };
+  // Copies into row a the entries of the rows written after it; then row a is current.
+  auto refresh = [&](int a) {
+    float *row = &at(a, 0);
+    for (int x : active)
+      if (written_at(x) > written_at(a)) row[x] = at(x, a);
+    written_at(a) = ++clock;
+  };
   for (int merges = 0; merges < n - 1;) {
     if (chain.empty()) chain.push_back(active.front());
     int a = chain.back(), previous = chain.size() > 1 ? chain[chain.size() - 2] : -1;
+    refresh(a);
     // Nearest active slot; ties go to the previous chain element, so the chain always ends.
     int best = previous;
     float best_d = previous >= 0 ? at(a, previous) : INFINITY;
@@ -47,11 +65,15 @@ Dendrogram nn_chain(std::vector<float> d, int n) {
     chain.pop_back();
     // Merge `previous` into slot a (Lance-Williams update for average linkage).
     int b = previous;
+    refresh(b);  // merges further up the chain may have rewritten rows since b was scanned
     float sa = static_cast<float>(size[static_cast<size_t>(a)]), sb = static_cast<float>(size[static_cast<size_t>(b)]);
+    float *row_a = &at(a, 0);
+    const float *row_b = &at(b, 0);
     for (int x : active) {
       if (x == a || x == b) continue;
-      at(a, x) = at(x, a) = (sa * at(a, x) + sb * at(b, x)) / (sa + sb);
+      row_a[x] = (sa * row_a[x] + sb * row_b[x]) / (sa + sb);
     }
+    written_at(a) = ++clock;
     out.left.push_back(cluster[static_cast<size_t>(a)]);
     out.right.push_back(cluster[static_cast<size_t>(b)]);
     out.height.push_back(best_d);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <set>
 
 #include "common/error.h"
 #include "fabric_builder.h"
@@ -69,6 +70,52 @@ TEST(TopologyTree, NeighborJoiningOnATorusIsMostlyBinary) {
     if (n.children.size() == 2 && n.leaves.size() == 2) {
       EXPECT_EQ(m.hops(n.leaves[0], n.leaves[1]), 3);
     }
+}
+
+// The clusters of plain greedy average linkage: join the closest pair of clusters
+// (mean distance over their members), n - 1 times.
+std::set<std::vector<int>> greedy_average_linkage(const std::vector<float> &d, int n) {
+  std::vector<std::vector<int>> clusters;
+  for (int i = 0; i < n; ++i) clusters.push_back({i});
+  std::set<std::vector<int>> out(clusters.begin(), clusters.end());
+  auto mean = [&](const std::vector<int> &a, const std::vector<int> &b) {
+    double sum = 0;
+    for (int x : a)
+      for (int y : b) sum += d[static_cast<size_t>(x) * static_cast<size_t>(n) + static_cast<size_t>(y)];
+    return sum / static_cast<double>(a.size() * b.size());
+  };
+  while (clusters.size() > 1) {
+    size_t best_a = 0, best_b = 1;
+    for (size_t a = 0; a < clusters.size(); ++a)
+      for (size_t b = a + 1; b < clusters.size(); ++b)
+        if (mean(clusters[a], clusters[b]) < mean(clusters[best_a], clusters[best_b])) best_a = a, best_b = b;
+    clusters[best_a].insert(clusters[best_a].end(), clusters[best_b].begin(), clusters[best_b].end());
+    std::sort(clusters[best_a].begin(), clusters[best_a].end());
+    out.insert(clusters[best_a]);
+    clusters.erase(clusters.begin() + static_cast<long>(best_b));
+  }
+  return out;
+}
+
+TEST(TopologyTree, NeighborJoiningMergesAsGreedyAverageLinkage) {
+  // Distinct random distances (no ties): the nearest-neighbour chain, with its rows brought up to
+  // date lazily, must find the clusters of the plain greedy algorithm.
+  for (unsigned seed : {1u, 2u, 3u}) {
+    int n = 70;
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> length(1, 1000);
+    std::vector<float> d(static_cast<size_t>(n) * static_cast<size_t>(n), 0);
+    for (int i = 0; i < n; ++i)
+      for (int j = i + 1; j < n; ++j) d[static_cast<size_t>(i * n + j)] = d[static_cast<size_t>(j * n + i)] = length(rng);
+    TopologyTree tree = neighbor_joining_tree(d, n);
+    std::set<std::vector<int>> clusters;
+    for (const TreeNode &node : tree.nodes) {
+      std::vector<int> leaves = node.leaves;
+      std::sort(leaves.begin(), leaves.end());
+      clusters.insert(leaves);
+    }
+    EXPECT_EQ(clusters, greedy_average_linkage(d, n)) << "seed " << seed;
+  }
 }
 
 TEST(TopologyTree, CoordinateBisectionSplitsTheWidestDimensionAtTheMedian) {
