@@ -18,6 +18,7 @@
 
 #include "coll/plan/config.h"
 #include "coll/plan/group_order.h"
+#include "coll/scratch.h"
 #include "coll/shm/segment.h"
 
 namespace canopy::coll {
@@ -64,11 +65,14 @@ struct Hierarchy {
   /** The leader group's segment (allocated by the group leader, so it sits on its socket), created
       (collectively over the group) on first use; the node segment when the node has one group. */
   shm::Segment &group_segment();
+  /** Working memory kept between calls, one buffer per nesting level (scratch.h). */
+  Scratch &scratch(ScratchUse use) { return scratch_[static_cast<size_t>(use)]; }
   /** One line for logs: "8 ranks, 3 nodes (max 4 per node), 2 groups per node". */
   std::string describe() const;
 
  private:
   std::unique_ptr<shm::Segment> node_segment_, group_segment_;
+  std::array<Scratch, kScratchUses> scratch_;
 };
 
 /** The hierarchy cached on @p comm, built collectively on the first call. Throws Error. */
