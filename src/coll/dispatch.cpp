@@ -5,7 +5,6 @@
 #include <exception>
 #include <iterator>
 #include <string>
-#include <vector>
 
 #include "coll/algorithms.h"
 #include "coll/mpi_reduction.h"

@@ -13,7 +13,9 @@
 // call. Point-to-point transfers that end in a combine are pipelined (stream()): pieces of
 // coll_reduce_segment_bytes, each combined as soon as it lands while the next is in flight,
 // so the combine reads data still in cache and, along a tree, a parent works while its
-// children still send.
+// children still send. On one node, where the receiver of a single-copy transfer copies each
+// piece itself, pieces only add handshakes (smaller ones measured slower at 2 ranks,
+// docs/benchmarks.md), hence the large default.
 #include <algorithm>
 #include <cstring>
 #include <vector>
