@@ -16,11 +16,11 @@ namespace {
 constexpr int kTagBruck = 301;
 
 void allgather_rd(Hierarchy &h, const char *mine, char *recv, size_t block) {
-  allgather_blocks_rd_from(mine, recv, Blocks::uniform(block, h.size), h.comm, {h.size, 0}, h.rank);
+  allgather_blocks_rd_from(mine, recv, h.uniform_blocks(block), h.comm, {h.size, 0}, h.rank);
 }
 
 void allgather_ring(Hierarchy &h, const char *mine, char *recv, size_t block) {
-  allgather_blocks_ring_from(mine, recv, Blocks::uniform(block, h.size), h.comm, {h.size, 0}, h.rank);
+  allgather_blocks_ring_from(mine, recv, h.uniform_blocks(block), h.comm, {h.size, 0}, h.rank);
 }
 
 // Blocks first .. first + count - 1 (mod p) as at most two runs of consecutive blocks.
