@@ -17,8 +17,11 @@ namespace canopy::coll {
 
 /** bcast: @p buf holds @p bytes at @p root on entry, everywhere on return. */
 using BcastFn = void (*)(Hierarchy &h, char *buf, size_t bytes, int root);
-/** allgather: @p recv holds this rank's block at rank * block on entry (already placed). */
-using AllgatherFn = void (*)(Hierarchy &h, char *recv, size_t block);
+/** allgather: @p mine is this rank's block (the send buffer, or its place rank * block in @p recv
+    when in place); the algorithm puts it there itself, so that point-to-point algorithms can send
+    it from the caller's buffer while copying it (see allgather_blocks_rd_from in p2p.h). It has
+    AlltoallFn's shape; the two are looked up by their Collective. */
+using AllgatherFn = void (*)(Hierarchy &h, const char *mine, char *recv, size_t block);
 using BarrierFn = void (*)(Hierarchy &h);
 /** scatter: at @p root, @p send holds p blocks of @p block bytes in rank order; every other rank
     receives its block in @p recv. The entry point has placed the root's own block already, so
@@ -31,11 +34,13 @@ using GatherFn = ScatterFn;
 /** alltoall: block j of @p send goes to rank j, block i of @p recv comes from rank i (p blocks of
     @p block bytes each way, the own one included). The buffers never overlap. */
 using AlltoallFn = void (*)(Hierarchy &h, const char *send, char *recv, size_t block);
-/** reduce: @p buf holds this rank's @p bytes (whole elements of @p op) on entry, their
-    reduction over all ranks at @p root on return (scratch elsewhere). */
-using ReduceFn = void (*)(Hierarchy &h, char *buf, size_t bytes, const Reduction &op, int root);
-/** allreduce: the same with the result on every rank, bit-identical everywhere. */
-using AllreduceFn = void (*)(Hierarchy &h, char *buf, size_t bytes, const Reduction &op);
+/** reduce: @p send holds this rank's @p bytes (whole elements of @p op) and is never written;
+    @p recv receives their reduction over all ranks at @p root (where it may be @p send:
+    MPI_IN_PLACE) and is nullptr elsewhere. */
+using ReduceFn = void (*)(Hierarchy &h, const char *send, char *recv, size_t bytes, const Reduction &op, int root);
+/** allreduce: the same with the result in @p recv on every rank (@p send may be @p recv),
+    bit-identical everywhere. */
+using AllreduceFn = void (*)(Hierarchy &h, const char *send, char *recv, size_t bytes, const Reduction &op);
 
 /** Why an algorithm cannot run on this hierarchy ("" if it can). */
 using ApplicableFn = std::string (*)(const Hierarchy &h);

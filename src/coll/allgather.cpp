@@ -1,4 +1,5 @@
 // Allgather algorithms. The receive buffer already holds this rank's block.
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -14,32 +15,50 @@ namespace {
 
 constexpr int kTagBruck = 301;
 
-void allgather_rd(Hierarchy &h, char *recv, size_t block) {
-  allgather_blocks_rd(recv, Blocks::uniform(block, h.size), h.comm, {h.size, 0}, h.rank);
+void allgather_rd(Hierarchy &h, const char *mine, char *recv, size_t block) {
+  allgather_blocks_rd_from(mine, recv, h.uniform_blocks(block), h.comm, {h.size, 0}, h.rank);
 }
 
-void allgather_ring(Hierarchy &h, char *recv, size_t block) {
-  allgather_blocks_ring(recv, Blocks::uniform(block, h.size), h.comm, {h.size, 0}, h.rank);
+void allgather_ring(Hierarchy &h, const char *mine, char *recv, size_t block) {
+  allgather_blocks_ring_from(mine, recv, h.uniform_blocks(block), h.comm, {h.size, 0}, h.rank);
 }
 
-// Bruck: after round k, tmp holds the blocks of ranks rank .. rank + 2^(k+1) - 1; a final
-// rotation puts them in rank order. Works for any p in ceil(log2 p) rounds.
-void allgather_bruck(Hierarchy &h, char *recv, size_t block) {
+// Blocks first .. first + count - 1 (mod p) as at most two runs of consecutive blocks.
+template <class Fn>
+void for_each_run(int first, int count, int p, Fn fn) {
+  int head = std::min(count, p - first);
+  fn(first, head);
+  if (count > head) fn(0, count - head);
+}
+
+// Bruck: before round d rank r holds the blocks of ranks r .. r + d - 1 (mod p); it sends them
+// to r - d and receives those of r + d .. r + 2d - 1 from r + d (at most p - d of them). Both
+// ranges are circular runs of the receive buffer, so the data moves straight from receive
+// buffer to receive buffer: no temporary, no final rotation. Any p, ceil(log2 p) rounds. The
+// first round sends the own block from @p mine and copies it into place meanwhile (p2p.h).
+void allgather_bruck(Hierarchy &h, const char *mine, char *recv, size_t block) {
   int p = h.size, r = h.rank;
-  std::vector<char> tmp(static_cast<size_t>(p) * block);
-  std::memcpy(tmp.data(), recv + static_cast<size_t>(r) * block, block);
   for (int d = 1; d < p; d <<= 1) {
-    size_t count = static_cast<size_t>(std::min(d, p - d));
-    sendrecv_bytes(tmp.data(), count * block, (r - d + p) % p, tmp.data() + static_cast<size_t>(d) * block,
-                   count * block, (r + d) % p, kTagBruck, h.comm);
+    int count = std::min(d, p - d);
+    MPI_Request requests[4];
+    int n = 0;
+    for_each_run((r + d) % p, count, p, [&](int first, int blocks) {
+      requests[n++] = start_recv(recv + static_cast<size_t>(first) * block, static_cast<size_t>(blocks) * block,
+                                 (r + d) % p, kTagBruck, h.comm);
+    });
+    for_each_run(r, count, p, [&](int first, int blocks) {
+      const char *from = d == 1 ? mine : recv + static_cast<size_t>(first) * block;
+      requests[n++] = start_send(from, static_cast<size_t>(blocks) * block, (r - d + p) % p, kTagBruck, h.comm);
+    });
+    if (d == 1) place_own_block(h, mine, recv, block);
+    wait(n, requests);
   }
-  for (int i = 0; i < p; ++i)
-    std::memcpy(recv + static_cast<size_t>((r + i) % p) * block, tmp.data() + static_cast<size_t>(i) * block, block);
+  if (p == 1) place_own_block(h, mine, recv, block);
 }
 
 // Single leader per node (multi-leader paper, section 3.2): shared-memory gather on the
 // leader, allgather of the node bundles between leaders, node bcast of the whole result.
-void allgather_leader(Hierarchy &h, char *recv, size_t block) {
+void allgather_leader(Hierarchy &h, const char *mine, char *recv, size_t block) {
   BlockAllgatherFn inter = inter_leader_allgather(h.config.allgather_inter_algorithm);  // on every rank, before any traffic
   Blocks bundles;
   for (int n = 0, off = 0; n < h.nodes; off += h.node_size_of[n++]) {
@@ -47,15 +66,16 @@ void allgather_leader(Hierarchy &h, char *recv, size_t block) {
     bundles.length.push_back(static_cast<size_t>(h.node_size_of[n]) * block);
   }
   bool leader = h.leaders != MPI_COMM_NULL;
-  std::vector<char> tmp(leader ? static_cast<size_t>(h.size) * block : 0);
-  char *mine = leader ? tmp.data() + bundles.offset[h.node_index] : nullptr;
-  shm::gather(h.node_segment(), recv + static_cast<size_t>(h.rank) * block, block, mine, 0);
+  char *tmp = leader ? h.scratch(ScratchUse::Algorithm).get(static_cast<size_t>(h.size) * block) : nullptr;
+  char *node_bundle = leader ? tmp + bundles.offset[h.node_index] : nullptr;
+  // The own block reaches recv with everything else (leaders copy all, the node Bcast brings all).
+  shm::gather(h.node_segment(), mine, block, node_bundle, 0);
   if (leader) {
-    inter(tmp.data(), bundles, h.leaders, {h.nodes, 0}, h.node_index);
+    inter(tmp, bundles, h.leaders, {h.nodes, 0}, h.node_index);
     // Bundles are in (node, local rank) order; the result is in communicator rank order.
     for (int q = 0; q < h.size; ++q)
       std::memcpy(recv + static_cast<size_t>(q) * block,
-                  tmp.data() + bundles.offset[h.node_of[q]] + static_cast<size_t>(h.local_rank_of[q]) * block, block);
+                  tmp + bundles.offset[h.node_of[q]] + static_cast<size_t>(h.local_rank_of[q]) * block, block);
   }
   intra_node_bcast(h, recv, static_cast<size_t>(h.size) * block, 0);
 }
@@ -70,6 +90,11 @@ const Implementation<AllgatherFn> kAllgather[] = {
 };
 
 }  // namespace
+
+void place_own_block(const Hierarchy &h, const char *mine, char *recv, size_t block) {
+  char *place = recv + static_cast<size_t>(h.rank) * block;
+  if (place != mine) std::memcpy(place, mine, block);
+}
 
 BlockAllgatherFn inter_leader_allgather(const std::string &name) {
   if (name == "recursive_doubling") return allgather_blocks_rd;

@@ -14,11 +14,14 @@ namespace canopy::coll {
     rank before any traffic, so that all ranks fail alike. */
 BlockAllgatherFn inter_leader_allgather(const std::string &name);
 
+/** Copies this rank's block @p mine to its place in @p recv (nothing when it is there already). */
+void place_own_block(const Hierarchy &h, const char *mine, char *recv, size_t block);
+
 /** Multi-leader Allgather with point-to-point aggregation (coll_allgather_intra_algorithm) and
     distribution (binomial Bcast of the blocks each group lacks). */
-void allgather_multi_leader_p2p(Hierarchy &h, char *recv, size_t block);
+void allgather_multi_leader_p2p(Hierarchy &h, const char *mine, char *recv, size_t block);
 /** Multi-leader Allgather with aggregation and distribution through the group's shared segment. */
-void allgather_multi_leader_shm(Hierarchy &h, char *recv, size_t block);
+void allgather_multi_leader_shm(Hierarchy &h, const char *mine, char *recv, size_t block);
 /** "" when every leader group fits in its segment's area at one byte per member. */
 std::string multi_leader_shm_applicable(const Hierarchy &h);
 

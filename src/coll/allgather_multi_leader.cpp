@@ -130,8 +130,14 @@ void multi_leader(Hierarchy &h, char *recv, size_t block, Transport transport) {
 
 }  // namespace
 
-void allgather_multi_leader_p2p(Hierarchy &h, char *recv, size_t block) { multi_leader(h, recv, block, Transport::P2P); }
-void allgather_multi_leader_shm(Hierarchy &h, char *recv, size_t block) { multi_leader(h, recv, block, Transport::Shm); }
+void allgather_multi_leader_p2p(Hierarchy &h, const char *mine, char *recv, size_t block) {
+  place_own_block(h, mine, recv, block);
+  multi_leader(h, recv, block, Transport::P2P);
+}
+void allgather_multi_leader_shm(Hierarchy &h, const char *mine, char *recv, size_t block) {
+  place_own_block(h, mine, recv, block);
+  multi_leader(h, recv, block, Transport::Shm);
+}
 
 std::string multi_leader_shm_applicable(const Hierarchy &h) {
   int largest = 0;

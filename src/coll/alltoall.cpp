@@ -25,23 +25,40 @@ void alltoall_pairwise(Hierarchy &h, const char *send, char *recv, size_t block)
   }
 }
 
-// Bruck: rotate so that position i holds the block for rank + i; in round d every block whose
-// position has bit d set moves d ranks on (keeping its position), so after ceil(log2 p) rounds
-// position i holds the block from rank - i; a last rotation puts them in rank order.
+// Bruck: position i stands for the block rank r sends to rank r + i. In round d every position
+// with bit d set moves d ranks on (keeping its position), so after ceil(log2 p) rounds
+// position i holds the block rank r - i sent to r. A block is read from the send buffer in its
+// first round (the lowest set bit of its position), kept in a temporary between rounds, and
+// written to its place in the receive buffer in its last (the highest bit): no rotation before
+// or after. A round moving one block sends and receives it in place; larger rounds pack the
+// blocks, O(p log p) block copies in all, which is why the rules use Bruck for small blocks only.
 void alltoall_bruck(Hierarchy &h, const char *send, char *recv, size_t block) {
-  int p = h.size, r = h.rank;
-  std::vector<char> tmp(at(p, block)), out(at((p + 1) / 2, block)), in(out.size());
-  for (int i = 0; i < p; ++i) std::memcpy(tmp.data() + at(i, block), send + at((r + i) % p, block), block);
+  int p = h.size, r = h.rank, half = (p + 1) / 2;
+  char *tmp = h.scratch(ScratchUse::Algorithm).get(at(p + 2 * half, block));
+  char *out = tmp + at(p, block), *in = out + at(half, block);
+  auto source = [&](int i, int d) -> const char * {
+    return (i & (d - 1)) ? tmp + at(i, block) : send + at((r + i) % p, block);
+  };
+  auto target = [&](int i, int d) { return i < 2 * d ? recv + at((r - i + p) % p, block) : tmp + at(i, block); };
+  std::memcpy(recv + at(r, block), send + at(r, block), block);
   for (int d = 1; d < p; d <<= 1) {
-    int n = 0;
+    int n = 0, first = -1;
     for (int i = d; i < p; ++i)
-      if (i & d) std::memcpy(out.data() + at(n++, block), tmp.data() + at(i, block), block);
-    sendrecv_bytes(out.data(), at(n, block), (r + d) % p, in.data(), at(n, block), (r - d + p) % p, kTagBruck, h.comm);
-    n = 0;
-    for (int i = d; i < p; ++i)
-      if (i & d) std::memcpy(tmp.data() + at(i, block), in.data() + at(n++, block), block);
+      if (i & d) {
+        if (first < 0) first = i;
+        ++n;
+      }
+    if (n == 1) {
+      sendrecv_bytes(source(first, d), block, (r + d) % p, target(first, d), block, (r - d + p) % p, kTagBruck,
+                     h.comm);
+      continue;
+    }
+    for (int i = d, k = 0; i < p; ++i)
+      if (i & d) std::memcpy(out + at(k++, block), source(i, d), block);
+    sendrecv_bytes(out, at(n, block), (r + d) % p, in, at(n, block), (r - d + p) % p, kTagBruck, h.comm);
+    for (int i = d, k = 0; i < p; ++i)
+      if (i & d) std::memcpy(target(i, d), in + at(k++, block), block);
   }
-  for (int i = 0; i < p; ++i) std::memcpy(recv + at((r - i + p) % p, block), tmp.data() + at(i, block), block);
 }
 
 // One node: node ranks follow communicator ranks (the node split keeps their order).
@@ -87,10 +104,11 @@ void exchange_node_bundles(Hierarchy &h, const char *rows, char *result, size_t 
 void alltoall_hierarchical(Hierarchy &h, const char *send, char *recv, size_t block) {
   size_t row = at(h.size, block), all = static_cast<size_t>(h.node_size) * row;
   bool leader = h.leaders != MPI_COMM_NULL;
-  std::vector<char> rows(leader ? all : 0), result(leader ? all : 0);
-  leader_gather(h, send, row, rows.data());
-  if (leader) exchange_node_bundles(h, rows.data(), result.data(), block);
-  leader_scatter(h, result.data(), row, recv);
+  char *rows = leader ? h.scratch(ScratchUse::Algorithm).get(2 * all) : nullptr;
+  char *result = leader ? rows + all : nullptr;
+  leader_gather(h, send, row, rows);
+  if (leader) exchange_node_bundles(h, rows, result, block);
+  leader_scatter(h, result, row, recv);
 }
 
 std::string one_node_shm(const Hierarchy &h) {

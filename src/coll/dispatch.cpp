@@ -6,7 +6,6 @@
 #include <iterator>
 #include <optional>
 #include <string>
-#include <vector>
 
 #include "coll/algorithms.h"
 #include "coll/mpi_reduction.h"
@@ -100,9 +99,6 @@ struct Choice {
 };
 
 const Implementation<BcastFn> *lookup(Collective, const std::string &n, BcastFn *) { return bcast_implementation(n); }
-const Implementation<AllgatherFn> *lookup(Collective, const std::string &n, AllgatherFn *) {
-  return allgather_implementation(n);
-}
 const Implementation<BarrierFn> *lookup(Collective, const std::string &n, BarrierFn *) {
   return barrier_implementation(n);
 }
@@ -110,8 +106,9 @@ const Implementation<BarrierFn> *lookup(Collective, const std::string &n, Barrie
 const Implementation<ScatterFn> *lookup(Collective coll, const std::string &n, ScatterFn *) {
   return coll == Collective::Gather ? gather_implementation(n) : scatter_implementation(n);
 }
-const Implementation<AlltoallFn> *lookup(Collective, const std::string &n, AlltoallFn *) {
-  return alltoall_implementation(n);
+// So do Allgather and Alltoall.
+const Implementation<AlltoallFn> *lookup(Collective coll, const std::string &n, AlltoallFn *) {
+  return coll == Collective::Allgather ? allgather_implementation(n) : alltoall_implementation(n);
 }
 const Implementation<ReduceFn> *lookup(Collective, const std::string &n, ReduceFn *) { return reduce_implementation(n); }
 const Implementation<AllreduceFn> *lookup(Collective, const std::string &n, AllreduceFn *) {
@@ -216,16 +213,9 @@ struct ReduceArgs {
     ok = in_place_ok && (bytes == 0 || (sendbuf != nullptr && recv_ok));
   }
 
-  /** Where the algorithm works: recvbuf on a receiving rank, else @p scratch; filled with this
-      rank's contribution. */
-  char *working_buffer(const void *sendbuf, void *recvbuf, bool receives, std::vector<char> &scratch) const {
-    char *work = static_cast<char *>(recvbuf);
-    if (!receives) {
-      scratch.resize(bytes);
-      work = scratch.data();
-    }
-    if (!in_place) std::memcpy(work, sendbuf, bytes);
-    return work;
+  /** This rank's contribution: recvbuf when in place. */
+  const char *contribution(const void *sendbuf, const void *recvbuf) const {
+    return static_cast<const char *>(in_place ? recvbuf : sendbuf);
   }
 };
 
@@ -284,8 +274,8 @@ int allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *r
   return run_collective<AllgatherFn>(
       Collective::Allgather, comm, block, algorithm,
       [&](Hierarchy &h, AllgatherFn run) {
-        if (!in_place) std::memcpy(recv + static_cast<size_t>(rank) * block, sendbuf, block);
-        run(h, recv, block);
+        const char *mine = in_place ? recv + static_cast<size_t>(rank) * block : static_cast<const char *>(sendbuf);
+        run(h, mine, recv, block);
       },
       pmpi);
 }
@@ -361,9 +351,12 @@ int alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *re
       Collective::Alltoall, comm, block, algorithm,
       [&](Hierarchy &h, AlltoallFn run) {
         // The algorithms read and write all blocks at once: in place, they read a copy.
-        std::vector<char> copy;
-        if (in_place) copy.assign(recv, recv + static_cast<size_t>(size) * block);
-        run(h, in_place ? copy.data() : static_cast<const char *>(sendbuf), recv, block);
+        const char *send = static_cast<const char *>(sendbuf);
+        if (in_place) {
+          size_t all = static_cast<size_t>(size) * block;
+          send = static_cast<const char *>(std::memcpy(h.scratch(ScratchUse::Entry).get(all), recv, all));
+        }
+        run(h, send, recv, block);
       },
       pmpi);
 }
@@ -377,17 +370,15 @@ int reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI
   ReduceArgs args(sendbuf, recvbuf, receives, count, type, op);
   if (!args.ok) return pmpi();
   if (args.bytes == 0) return MPI_SUCCESS;
-  std::vector<char> scratch;
+  const char *send = args.contribution(sendbuf, recvbuf);
+  char *recv = receives ? static_cast<char *>(recvbuf) : nullptr;
   if (size == 1) {  // the reduction of one contribution is the contribution
-    args.working_buffer(sendbuf, recvbuf, receives, scratch);
+    if (recv != send) std::memcpy(recv, send, args.bytes);
     return MPI_SUCCESS;
   }
   return run_collective<ReduceFn>(
       Collective::Reduce, comm, args.bytes, algorithm,
-      [&](Hierarchy &h, ReduceFn run) {
-        run(h, args.working_buffer(sendbuf, recvbuf, receives, scratch), args.bytes, args.op, root);
-      },
-      pmpi);
+      [&](Hierarchy &h, ReduceFn run) { run(h, send, recv, args.bytes, args.op, root); }, pmpi);
 }
 
 int allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
@@ -398,17 +389,15 @@ int allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, 
   ReduceArgs args(sendbuf, recvbuf, true, count, type, op);
   if (!args.ok) return pmpi();
   if (args.bytes == 0) return MPI_SUCCESS;
-  std::vector<char> scratch;
+  const char *send = args.contribution(sendbuf, recvbuf);
+  char *recv = static_cast<char *>(recvbuf);
   if (size == 1) {
-    args.working_buffer(sendbuf, recvbuf, true, scratch);
+    if (recv != send) std::memcpy(recv, send, args.bytes);
     return MPI_SUCCESS;
   }
   return run_collective<AllreduceFn>(
       Collective::Allreduce, comm, args.bytes, algorithm,
-      [&](Hierarchy &h, AllreduceFn run) {
-        run(h, args.working_buffer(sendbuf, recvbuf, true, scratch), args.bytes, args.op);
-      },
-      pmpi);
+      [&](Hierarchy &h, AllreduceFn run) { run(h, send, recv, args.bytes, args.op); }, pmpi);
 }
 
 }  // namespace canopy::coll

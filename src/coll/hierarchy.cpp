@@ -185,6 +185,14 @@ shm::Segment &Hierarchy::group_segment() {
   return *group_segment_;
 }
 
+const Blocks &Hierarchy::uniform_blocks(size_t block) {
+  if (block != uniform_block_) {
+    uniform_ = Blocks::uniform(block, size);
+    uniform_block_ = block;
+  }
+  return uniform_;
+}
+
 std::string Hierarchy::describe() const {
   return std::to_string(size) + " ranks, " + std::to_string(nodes) + " nodes (max " +
          std::to_string(max_ranks_per_node) + " per node), " + std::to_string(groups_per_node) +

@@ -16,8 +16,10 @@
 #include <string>
 #include <vector>
 
+#include "coll/p2p.h"
 #include "coll/plan/config.h"
 #include "coll/plan/group_order.h"
+#include "coll/scratch.h"
 #include "coll/shm/segment.h"
 
 namespace canopy::coll {
@@ -64,11 +66,19 @@ struct Hierarchy {
   /** The leader group's segment (allocated by the group leader, so it sits on its socket), created
       (collectively over the group) on first use; the node segment when the node has one group. */
   shm::Segment &group_segment();
+  /** Working memory kept between calls, one buffer per nesting level (scratch.h). */
+  Scratch &scratch(ScratchUse use) { return scratch_[static_cast<size_t>(use)]; }
+  /** Blocks::uniform(block, size), kept until the next call with another size (the flat
+      Allgathers' layout: building it allocates, a noticeable part of a small call). */
+  const Blocks &uniform_blocks(size_t block);
   /** One line for logs: "8 ranks, 3 nodes (max 4 per node), 2 groups per node". */
   std::string describe() const;
 
  private:
   std::unique_ptr<shm::Segment> node_segment_, group_segment_;
+  std::array<Scratch, kScratchUses> scratch_;
+  Blocks uniform_;
+  size_t uniform_block_ = SIZE_MAX;
 };
 
 /** The hierarchy cached on @p comm, built collectively on the first call. Throws Error. */

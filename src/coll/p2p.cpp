@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstring>
 #include <string>
 
 #include "coll/shm/poll.h"
@@ -29,11 +30,18 @@ int binomial_low_bit(int v, int p) {
   return mask;
 }
 
-// Exchanges blocks [send_lo, send_hi) for [recv_lo, recv_hi) with one partner.
-void exchange_span(char *buf, const Blocks &b, int partner, int send_lo, int send_hi, int recv_lo, int recv_hi,
-                   int tag, MPI_Comm comm) {
-  sendrecv_bytes(buf + b.span_offset(send_lo), b.span_bytes(send_lo, send_hi), partner, buf + b.span_offset(recv_lo),
-                 b.span_bytes(recv_lo, recv_hi), partner, tag, comm);
+// Recursive doubling's exchange with one partner: the blocks [mine, mine + width) and
+// [mine + pof2, mine + pof2 + width) for the partner's two ranges (its subcube's blocks and
+// those folded into them), in one wait. An empty range is not sent: the partner computes the
+// same sizes, so it expects nothing (p a power of two: the folded ranges are always empty).
+// With @p own (width 1), block mine is sent from there and copied into place meanwhile.
+void exchange_subcubes(char *buf, const Blocks &b, int partner, int mine, int theirs, int width, int pof2, int tag,
+                       MPI_Comm comm, const char *own);
+
+// Copies block v from @p own to its place in @p buf (nothing when it is there already).
+void place_block(char *buf, const Blocks &b, int v, const char *own) {
+  char *place = buf + b.span_offset(v);
+  if (place != own) std::memcpy(place, own, b.span_bytes(v, v + 1));
 }
 
 // Completes @p requests by testing them, spin-then-yield (shm/poll.h), rather than in
@@ -54,6 +62,21 @@ void complete(int n, MPI_Request *requests, const char *what) {
   check_mpi(rc, what);
 }
 
+void exchange_subcubes(char *buf, const Blocks &b, int partner, int mine, int theirs, int width, int pof2, int tag,
+                       MPI_Comm comm, const char *own) {
+  MPI_Request requests[4];
+  int n = 0;
+  for (int shift : {0, pof2}) {
+    size_t in = b.span_bytes(theirs + shift, theirs + shift + width);
+    size_t out = b.span_bytes(mine + shift, mine + shift + width);
+    const char *from = own && shift == 0 ? own : buf + b.span_offset(mine + shift);
+    if (in) requests[n++] = start_recv(buf + b.span_offset(theirs + shift), in, partner, tag, comm);
+    if (out) requests[n++] = start_send(from, out, partner, tag, comm);
+  }
+  if (own) place_block(buf, b, mine, own);
+  complete(n, requests, "MPI_Sendrecv");
+}
+
 }  // namespace
 
 void check_mpi(int rc, const char *what) {
@@ -71,14 +94,12 @@ int floor_pow2(int p) {
 }
 
 void send_bytes(const void *buf, size_t bytes, int dest, int tag, MPI_Comm comm) {
-  MPI_Request request;
-  check_mpi(PMPI_Isend(buf, count_of(bytes), MPI_BYTE, dest, tag, comm, &request), "MPI_Isend");
+  MPI_Request request = start_send(buf, bytes, dest, tag, comm);
   complete(1, &request, "MPI_Send");
 }
 
 void recv_bytes(void *buf, size_t bytes, int source, int tag, MPI_Comm comm) {
-  MPI_Request request;
-  check_mpi(PMPI_Irecv(buf, count_of(bytes), MPI_BYTE, source, tag, comm, &request), "MPI_Irecv");
+  MPI_Request request = start_recv(buf, bytes, source, tag, comm);
   complete(1, &request, "MPI_Recv");
 }
 
@@ -89,6 +110,20 @@ void sendrecv_bytes(const void *sendbuf, size_t send, int dest, void *recvbuf, s
   check_mpi(PMPI_Isend(sendbuf, count_of(send), MPI_BYTE, dest, tag, comm, &requests[1]), "MPI_Isend");
   complete(2, requests, "MPI_Sendrecv");
 }
+
+MPI_Request start_send(const void *buf, size_t bytes, int dest, int tag, MPI_Comm comm) {
+  MPI_Request request;
+  check_mpi(PMPI_Isend(buf, count_of(bytes), MPI_BYTE, dest, tag, comm, &request), "MPI_Isend");
+  return request;
+}
+
+MPI_Request start_recv(void *buf, size_t bytes, int source, int tag, MPI_Comm comm) {
+  MPI_Request request;
+  check_mpi(PMPI_Irecv(buf, count_of(bytes), MPI_BYTE, source, tag, comm, &request), "MPI_Irecv");
+  return request;
+}
+
+void wait(int n, MPI_Request *requests) { complete(n, requests, "MPI_Waitall"); }
 
 void isend_bytes(const void *buf, size_t bytes, int dest, int tag, MPI_Comm comm, std::vector<MPI_Request> &requests) {
   requests.emplace_back();
@@ -107,6 +142,8 @@ void wait_all(std::vector<MPI_Request> &requests) {
 
 Blocks Blocks::even_split(size_t bytes, int parts) {
   Blocks b;
+  b.offset.reserve(static_cast<size_t>(std::max(parts, 0)));
+  b.length.reserve(static_cast<size_t>(std::max(parts, 0)));
   size_t each = parts > 0 ? (bytes + static_cast<size_t>(parts) - 1) / static_cast<size_t>(parts) : 0;
   for (int i = 0; i < parts; ++i) {
     size_t off = std::min(bytes, static_cast<size_t>(i) * each);
@@ -118,6 +155,8 @@ Blocks Blocks::even_split(size_t bytes, int parts) {
 
 Blocks Blocks::uniform(size_t each, int parts) {
   Blocks b;
+  b.offset.reserve(static_cast<size_t>(std::max(parts, 0)));
+  b.length.reserve(static_cast<size_t>(std::max(parts, 0)));
   for (int i = 0; i < parts; ++i) {
     b.offset.push_back(static_cast<size_t>(i) * each);
     b.length.push_back(each);
@@ -177,9 +216,18 @@ void gather_blocks_binomial(char *buf, const Blocks &blocks, MPI_Comm comm, cons
 }
 
 void allgather_blocks_rd(char *buf, const Blocks &blocks, MPI_Comm comm, const VirtualRanks &vr, int v) {
+  allgather_blocks_rd_from(buf + blocks.span_offset(v), buf, blocks, comm, vr, v);
+}
+
+void allgather_blocks_ring(char *buf, const Blocks &blocks, MPI_Comm comm, const VirtualRanks &vr, int v) {
+  allgather_blocks_ring_from(buf + blocks.span_offset(v), buf, blocks, comm, vr, v);
+}
+
+void allgather_blocks_rd_from(const char *own, char *buf, const Blocks &blocks, MPI_Comm comm, const VirtualRanks &vr,
+                              int v) {
   int p = vr.p, pof2 = floor_pow2(p), rem = p - pof2;
-  if (v >= pof2) {  // fold: hand my block to my partner, get the whole result back
-    send_bytes(buf + blocks.span_offset(v), blocks.span_bytes(v, v + 1), vr.real(v - pof2), kTagRd, comm);
+  if (v >= pof2) {  // fold: hand my block to my partner, get the whole result (mine included) back
+    send_bytes(own, blocks.span_bytes(v, v + 1), vr.real(v - pof2), kTagRd, comm);
     recv_bytes(buf, blocks.span_bytes(0, p), vr.real(v - pof2), kTagRd, comm);
     return;
   }
@@ -188,21 +236,27 @@ void allgather_blocks_rd(char *buf, const Blocks &blocks, MPI_Comm comm, const V
                comm);
   for (int mask = 1; mask < pof2; mask <<= 1) {
     int partner = v ^ mask, mine = v & ~(mask - 1), theirs = partner & ~(mask - 1);
-    // Each side holds its subcube's blocks plus the folded blocks of the ranks pof2 above them.
-    exchange_span(buf, blocks, vr.real(partner), mine, mine + mask, theirs, theirs + mask, kTagRd, comm);
-    exchange_span(buf, blocks, vr.real(partner), mine + pof2, mine + mask + pof2, theirs + pof2,
-                  theirs + mask + pof2, kTagRd, comm);
+    // Each side holds its subcube's blocks plus the folded blocks of the ranks pof2 above them;
+    // in the first exchange the subcube is block v alone, still at @p own.
+    exchange_subcubes(buf, blocks, vr.real(partner), mine, theirs, mask, pof2, kTagRd, comm, mask == 1 ? own : nullptr);
   }
+  if (pof2 == 1) place_block(buf, blocks, v, own);
   if (v < rem) send_bytes(buf, blocks.span_bytes(0, p), vr.real(v + pof2), kTagRd, comm);
 }
 
-void allgather_blocks_ring(char *buf, const Blocks &blocks, MPI_Comm comm, const VirtualRanks &vr, int v) {
+void allgather_blocks_ring_from(const char *own, char *buf, const Blocks &blocks, MPI_Comm comm,
+                                const VirtualRanks &vr, int v) {
   int p = vr.p;
   for (int step = 0; step < p - 1; ++step) {
     int send_block = ((v - step) % p + p) % p, recv_block = ((v - step - 1) % p + p) % p;
-    sendrecv_bytes(buf + blocks.offset[send_block], blocks.length[send_block], vr.real(v + 1),
-                   buf + blocks.offset[recv_block], blocks.length[recv_block], vr.real(v - 1), kTagRing, comm);
+    MPI_Request requests[2];
+    requests[0] = start_recv(buf + blocks.offset[recv_block], blocks.length[recv_block], vr.real(v - 1), kTagRing, comm);
+    requests[1] = start_send(step == 0 ? own : buf + blocks.offset[send_block], blocks.length[send_block],
+                             vr.real(v + 1), kTagRing, comm);
+    if (step == 0) place_block(buf, blocks, v, own);
+    complete(2, requests, "MPI_Sendrecv");
   }
+  if (p == 1) place_block(buf, blocks, v, own);
 }
 
 }  // namespace canopy::coll

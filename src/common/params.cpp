@@ -48,6 +48,8 @@ const std::vector<ParamDef> kRegistry = {
      "hwloc synthetic node description (\"pack:2 core:4 pu:1\") imposed for socket groups (and taken by MPI task mapping as the node); local rank i sits on core i. Empty: real bindings (hwloc live)."},
     {"coll_reduce_inter_algorithm", ParamType::String, "binomial",
      "Reduce between node leaders in two_level: binomial or reduce_scatter_gather."},
+    {"coll_reduce_segment_bytes", ParamType::Int, "1048576",
+     "Piece size (bytes, rounded down to whole elements) of the pipelined point-to-point reductions (Reduce binomial and reduce_scatter_gather, Allreduce reduce_scatter_allgather, and their use between node leaders)."},
     {"coll_shm_buffer_bytes", ParamType::Int, "16384",
      "Size (bytes) of one shared-memory buffer (pipeline chunk); read when a node segment is created."},
     {"coll_shm_buffers", ParamType::Int, "16",

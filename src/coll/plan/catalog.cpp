@@ -56,21 +56,27 @@ const std::vector<AlgorithmInfo> kCatalog = with_library({
     {Collective::Alltoall, "hierarchical",
      "shm gather of each node's data on its leader, pairwise exchange of node bundles between leaders, shm scatter",
      {"coll_shm_buffer_bytes", "coll_shm_buffers", "coll_shm_spins"}},
-    {Collective::Reduce, "binomial", "binomial tree towards the root, combining at every inner node (log p steps, whole message)", {}},
+    {Collective::Reduce, "binomial", "binomial tree towards the root, combining at every inner node, pipelined in pieces (log p steps)",
+     {"coll_reduce_segment_bytes"}},
     {Collective::Reduce, "reduce_scatter_gather",
-     "Rabenseifner: recursive-halving reduce-scatter, binomial gather to the root; extra ranks beyond 2^k fold in", {}},
+     "Rabenseifner: recursive-halving reduce-scatter (pipelined in pieces), binomial gather to the root; extra ranks "
+     "beyond 2^k fold in",
+     {"coll_reduce_segment_bytes"}},
     {Collective::Reduce, "shm", "one node only: each rank combines a slice of everybody's data in shared memory, root reads",
      {"coll_shm_buffer_bytes", "coll_shm_buffers", "coll_shm_spins"}},
     {Collective::Reduce, "two_level", "shared-memory reduction in each node, reduce between node leaders, hop to the root",
-     {"coll_reduce_inter_algorithm", "coll_shm_buffer_bytes", "coll_shm_buffers"}},
+     {"coll_reduce_inter_algorithm", "coll_reduce_segment_bytes", "coll_shm_buffer_bytes", "coll_shm_buffers"}},
     {Collective::Allreduce, "recursive_doubling", "log p exchanges of the whole message; extra ranks beyond 2^k fold in", {}},
     {Collective::Allreduce, "reduce_scatter_allgather",
-     "Rabenseifner: recursive-halving reduce-scatter, recursive-doubling allgather; extra ranks fold in", {}},
+     "Rabenseifner: recursive-halving reduce-scatter (pipelined in pieces), recursive-doubling allgather; extra ranks "
+     "fold in",
+     {"coll_reduce_segment_bytes"}},
     {Collective::Allreduce, "ring", "ring reduce-scatter, then ring allgather: 2(p-1) steps of 1/p of the message", {}},
     {Collective::Allreduce, "shm", "one node only: each rank combines a slice of everybody's data in shared memory, all read",
      {"coll_shm_buffer_bytes", "coll_shm_buffers", "coll_shm_spins"}},
     {Collective::Allreduce, "two_level", "shared-memory reduction in each node, allreduce between node leaders, node Bcast",
-     {"coll_allreduce_inter_algorithm", "coll_bcast_intra_algorithm", "coll_shm_buffer_bytes", "coll_shm_buffers"}},
+     {"coll_allreduce_inter_algorithm", "coll_bcast_intra_algorithm", "coll_reduce_segment_bytes", "coll_shm_buffer_bytes",
+      "coll_shm_buffers"}},
 });
 
 }  // namespace

@@ -71,6 +71,7 @@ CollConfig CollConfig::from_params() {
   c.allgather_inter_algorithm = param_string("coll_allgather_inter_algorithm");
   c.reduce_inter_algorithm = param_string("coll_reduce_inter_algorithm");
   c.allreduce_inter_algorithm = param_string("coll_allreduce_inter_algorithm");
+  c.reduce_segment_bytes = static_cast<size_t>(int_in("coll_reduce_segment_bytes", 1, 1LL << 31));
   c.allgather_intra = parse_group_aggregation(param_string("coll_allgather_intra_algorithm"));
   return c;
 }

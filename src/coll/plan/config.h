@@ -39,6 +39,7 @@ struct CollConfig {
   std::string bcast_inter_algorithm = "knomial", bcast_intra_algorithm = "shm";
   std::string allgather_inter_algorithm = "recursive_doubling";
   std::string reduce_inter_algorithm = "binomial", allreduce_inter_algorithm = "recursive_doubling";
+  size_t reduce_segment_bytes = 1048576;
   GroupAggregation allgather_intra = GroupAggregation::RecursiveDoubling;
 
   /** Every coll_* parameter and <coll>_algorithm from the registry, checked; the tuning file is

@@ -62,9 +62,10 @@ const std::vector<Rule> kReduceRules = {
     {{}, {}, {}, {}, "reduce_scatter_gather"},
 };
 const std::vector<Rule> kAllreduceRules = {
-    {{}, {1, 1}, {2, 2}, {0, 2047}, "mpi", kOpenMpi},     // 2 ranks
-    {{}, {1, 1}, {2, 2}, {2048, 32767}, "shm", kOpenMpi},  // 2 ranks: 0.6-0.8x from 4 KiB
-    {{}, {1, 1}, {2, 2}, {}, "mpi", kOpenMpi},
+    {{}, {1, 1}, {2, 2}, {0, 2047}, "mpi", kOpenMpi},                    // 2 ranks
+    {{}, {1, 1}, {2, 2}, {2048, 32767}, "shm", kOpenMpi},                 // 2 ranks: 0.5-0.8x from 4 KiB
+    {{}, {1, 1}, {2, 2}, {32768, 262143}, "recursive_doubling", kOpenMpi},  // 2 ranks: 0.6-0.85x
+    {{}, {1, 1}, {2, 2}, {}, "ring", kOpenMpi},                          // 2 ranks: 0.86-0.95x
     {{1, 1}, {}, {}, {}, "recursive_doubling"},
     {{}, {1, 1}, {}, {0, 65535}, "shm"},
     {{}, {2, kAny}, {2, kAny}, {}, "two_level"},
