@@ -7,6 +7,7 @@
 #include <queue>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 
 #include "common/error.h"
 #include "map/external_split.h"
@@ -29,12 +30,17 @@ class DomainDistance {
   DomainDistance(const TopologyTree &tree, const std::vector<uint16_t> &hops)
       : tree_(tree), hops_(hops), places_(tree.nodes[0].leaves.size()), samples_(tree.nodes.size()) {}
 
+  // Cached per pair: the walk asks for the same pairs split after split (a
+  // node's children against every outside domain its vertices talk to).
   double operator()(int a, int b) {
+    uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b);
+    auto [it, inserted] = cache_.try_emplace(key, 0.0);
+    if (!inserted) return it->second;
     const std::vector<int> &sa = samples(a), &sb = samples(b);
     double sum = 0;
     for (int x : sa)
       for (int y : sb) sum += hops_[static_cast<size_t>(x) * places_ + static_cast<size_t>(y)];
-    return sum / static_cast<double>(sa.size() * sb.size());
+    return it->second = sum / static_cast<double>(sa.size() * sb.size());
   }
 
  private:
@@ -56,6 +62,7 @@ class DomainDistance {
   const std::vector<uint16_t> &hops_;
   size_t places_;
   std::vector<std::vector<int>> samples_;
+  std::unordered_map<uint64_t, double> cache_;
 };
 
 // Recursive tree mapping, breadth first: every tree node's vertices are split
@@ -177,9 +184,15 @@ class TreeWalk {
   static constexpr double kHopeless = 1.25;
 
   void dual_split(const CommGraph &sub, const SplitCosts &costs, const std::vector<int> &sizes, std::vector<int> &part) {
+    // Cuts as they came, before refining: METIS's seeds and the anchored
+    // bisection often return the very same cut (a third of the splits above
+    // kSmallSplit on the benchmark), whose refinement (deterministic) would give
+    // the same cost again and could not win. So the result is the same.
+    std::vector<std::vector<int>> tried{part};
     double best = refine_split(sub, costs, part);
     auto consider = [&](std::vector<int> other) {
-      if (other.empty()) return;
+      if (other.empty() || std::find(tried.begin(), tried.end(), other) != tried.end()) return;
+      tried.push_back(other);
       double cost = refine_split(sub, costs, other, kHopeless * best);
       if (cost < best) best = cost, part = std::move(other);
     };
