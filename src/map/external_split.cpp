@@ -1,12 +1,9 @@
 #include "map/external_split.h"
 
-#include <metis.h>
-
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 
-#include "common/error.h"
 #include "map/partition.h"
 
 namespace canopy::map {
@@ -204,51 +201,33 @@ double refine_split(const CommGraph &g, const SplitCosts &costs, std::vector<int
 
 std::vector<int> anchored_bisection(const CommGraph &g, const SplitCosts &costs, const std::vector<int> &sizes, int seed) {
   int n = g.num_vertices();
-  idx_t anchor[2] = {n, n + 1};
+  const int anchor[2] = {n, n + 1};
   // The graph plus the anchors in CSR, built directly: each vertex's row gets one anchor edge at its end.
-  std::vector<idx_t> xadj{0}, adjncy, anchored_by[2];
+  std::vector<int64_t> offsets{0};
+  std::vector<int> neighbors, anchored_by[2];
   std::vector<double> bytes, anchor_bytes[2];
   double apart = costs.distance[1];
   for (int v = 0; v < n; ++v) {
-    for (int64_t i = g.row_begin(v); i < g.row_end(v); ++i) adjncy.push_back(g.neighbor(i)), bytes.push_back(g.weight(i) * apart);
+    for (int64_t i = g.row_begin(v); i < g.row_end(v); ++i) neighbors.push_back(g.neighbor(i)), bytes.push_back(g.weight(i) * apart);
     double prefers0 = costs.external[static_cast<size_t>(v) * 2 + 1] - costs.external[static_cast<size_t>(v) * 2];
     if (prefers0 != 0) {
       int side = prefers0 > 0 ? 0 : 1;
-      adjncy.push_back(anchor[side]), bytes.push_back(std::abs(prefers0));
+      neighbors.push_back(anchor[side]), bytes.push_back(std::abs(prefers0));
       anchored_by[side].push_back(v), anchor_bytes[side].push_back(std::abs(prefers0));
     }
-    xadj.push_back(static_cast<idx_t>(adjncy.size()));
+    offsets.push_back(static_cast<int64_t>(neighbors.size()));
   }
   for (int side = 0; side < 2; ++side) {
-    adjncy.insert(adjncy.end(), anchored_by[side].begin(), anchored_by[side].end());
+    neighbors.insert(neighbors.end(), anchored_by[side].begin(), anchored_by[side].end());
     bytes.insert(bytes.end(), anchor_bytes[side].begin(), anchor_bytes[side].end());
-    xadj.push_back(static_cast<idx_t>(adjncy.size()));
+    offsets.push_back(static_cast<int64_t>(neighbors.size()));
   }
-  // METIS sums edge weights into cuts in 32 bits: scale so that they add up to at most 1e9.
-  double total = std::accumulate(bytes.begin(), bytes.end(), 0.0), smallest = INFINITY;
-  for (double b : bytes) smallest = std::min(smallest, b);
-  double scale = std::min(1e9 / std::max(total, 1.0), smallest > 0 && smallest < 100 ? 100 / smallest : 1.0);
-  std::vector<idx_t> adjwgt(bytes.size());
-  for (size_t i = 0; i < bytes.size(); ++i) adjwgt[i] = std::max<idx_t>(1, static_cast<idx_t>(bytes[i] * scale + 0.5));
-  idx_t anchor0 = anchor[0], anchor1 = anchor[1];
-  idx_t vertices = n + 2, ncon = 1, nparts = 2, cut = 0;
   // Anchors of ordinary weight: METIS's balance and coarsening work as usual, and
   // vertices tied to both sides keep them apart (together, the anchors are not used).
-  real_t total_weight = static_cast<real_t>(n + 2);
-  std::vector<real_t> tpwgts = {static_cast<real_t>(sizes[0] + 1) / total_weight, static_cast<real_t>(sizes[1] + 1) / total_weight};
-  idx_t options[METIS_NOPTIONS];
-  METIS_SetDefaultOptions(options);
-  options[METIS_OPTION_SEED] = seed;
-  options[METIS_OPTION_NUMBERING] = 0;
-  options[METIS_OPTION_UFACTOR] = 10;
-  std::vector<idx_t> part(static_cast<size_t>(vertices));
-  int status = METIS_PartGraphRecursive(&vertices, &ncon, xadj.data(), adjncy.data(), nullptr, nullptr, adjwgt.data(),
-                                        &nparts, tpwgts.data(), nullptr, options, &cut, part.data());
-  if (status != METIS_OK)
-    throw Error(status == METIS_ERROR_MEMORY ? CANOPY_ERR_NO_MEMORY : CANOPY_ERR_INTERNAL,
-                "METIS failed to bisect " + std::to_string(n) + " vertices with anchors (status " + std::to_string(status) + ")");
-  idx_t side0 = part[static_cast<size_t>(anchor0)];
-  if (side0 == part[static_cast<size_t>(anchor1)]) return {};
+  std::vector<int> part = metis_parts(offsets, neighbors, bytes, std::accumulate(bytes.begin(), bytes.end(), 0.0),
+                                      {sizes[0] + 1, sizes[1] + 1}, seed);
+  int side0 = part[static_cast<size_t>(anchor[0])];
+  if (side0 == part[static_cast<size_t>(anchor[1])]) return {};
   std::vector<int> result(static_cast<size_t>(n));
   for (int v = 0; v < n; ++v) result[static_cast<size_t>(v)] = part[static_cast<size_t>(v)] == side0 ? 0 : 1;
   repair_balance(g, result, sizes);

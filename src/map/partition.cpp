@@ -13,31 +13,6 @@
 namespace canopy::map {
 namespace {
 
-std::vector<int> metis_partition(const CommGraph &g, const std::vector<int> &sizes, int seed) {
-  idx_t n = g.num_vertices(), ncon = 1, nparts = static_cast<idx_t>(sizes.size()), cut = 0;
-  std::vector<idx_t> xadj(g.offsets().begin(), g.offsets().end());
-  std::vector<idx_t> adjncy(g.neighbors().begin(), g.neighbors().end());
-  // METIS sums edge weights into cuts in 32 bits.
-  std::vector<int> weights = integer_edge_weights(g, 1e9);
-  std::vector<idx_t> adjwgt(weights.begin(), weights.end());
-  std::vector<real_t> tpwgts(sizes.size());
-  for (size_t i = 0; i < sizes.size(); ++i) tpwgts[i] = static_cast<real_t>(sizes[i]) / static_cast<real_t>(n);
-  idx_t options[METIS_NOPTIONS];
-  METIS_SetDefaultOptions(options);
-  options[METIS_OPTION_SEED] = seed;
-  options[METIS_OPTION_NUMBERING] = 0;
-  options[METIS_OPTION_UFACTOR] = 10;  // 1% imbalance; the repair fixes the rest
-  std::vector<idx_t> part(static_cast<size_t>(n));
-  auto partition_fn = nparts == 2 ? METIS_PartGraphRecursive : METIS_PartGraphKway;
-  int status = partition_fn(&n, &ncon, xadj.data(), adjncy.data(), nullptr, nullptr, adjwgt.data(), &nparts,
-                            tpwgts.data(), nullptr, options, &cut, part.data());
-  if (status != METIS_OK)
-    throw Error(status == METIS_ERROR_MEMORY ? CANOPY_ERR_NO_MEMORY : CANOPY_ERR_INTERNAL,
-                "METIS failed to partition " + std::to_string(n) + " vertices into " + std::to_string(nparts) +
-                    " parts (status " + std::to_string(status) + ")");
-  return std::vector<int>(part.begin(), part.end());
-}
-
 // Vertices in order, parts filled one after another: for graphs METIS has nothing to cut in.
 std::vector<int> sequential_parts(const std::vector<int> &sizes) {
   std::vector<int> part;
@@ -137,16 +112,46 @@ class SmallBisection {
 
 }  // namespace
 
-std::vector<int> integer_edge_weights(const CommGraph &g, double total_limit) {
-  double total = std::max(1.0, g.total_bytes() * 2);  // each edge is stored at both ends
+std::vector<int> integer_weights(const std::vector<double> &bytes, double total_bytes, double total_limit) {
+  double total = std::max(1.0, total_bytes);
   double scale = std::min(1.0, total_limit / total);
   double smallest = 0;
-  for (double w : g.weights()) smallest = smallest == 0 ? w : std::min(smallest, w);
+  for (double w : bytes) smallest = smallest == 0 ? w : std::min(smallest, w);
   // Small volumes (a few bytes) are scaled up so that their ratios survive rounding.
   if (scale == 1.0 && smallest > 0 && smallest < 100) scale = std::min(100 / smallest, total_limit / total);
-  std::vector<int> out(g.weights().size());
-  for (size_t i = 0; i < out.size(); ++i) out[i] = std::max(1, static_cast<int>(g.weights()[i] * scale + 0.5));
+  std::vector<int> out(bytes.size());
+  for (size_t i = 0; i < out.size(); ++i) out[i] = std::max(1, static_cast<int>(bytes[i] * scale + 0.5));
   return out;
+}
+
+std::vector<int> integer_edge_weights(const CommGraph &g, double total_limit) {
+  return integer_weights(g.weights(), g.total_bytes() * 2, total_limit);  // each edge is stored at both ends
+}
+
+std::vector<int> metis_parts(const std::vector<int64_t> &offsets, const std::vector<int> &neighbors,
+                             const std::vector<double> &bytes, double total_bytes, const std::vector<int> &sizes,
+                             int seed) {
+  std::vector<idx_t> xadj(offsets.begin(), offsets.end()), adjncy(neighbors.begin(), neighbors.end());
+  idx_t n = static_cast<idx_t>(xadj.size()) - 1, ncon = 1, nparts = static_cast<idx_t>(sizes.size()), cut = 0;
+  // METIS sums edge weights into cuts in 32 bits.
+  std::vector<int> weights = integer_weights(bytes, total_bytes, 1e9);
+  std::vector<idx_t> adjwgt(weights.begin(), weights.end());
+  std::vector<real_t> tpwgts(sizes.size());
+  for (size_t i = 0; i < sizes.size(); ++i) tpwgts[i] = static_cast<real_t>(sizes[i]) / static_cast<real_t>(n);
+  idx_t options[METIS_NOPTIONS];
+  METIS_SetDefaultOptions(options);
+  options[METIS_OPTION_SEED] = seed;
+  options[METIS_OPTION_NUMBERING] = 0;
+  options[METIS_OPTION_UFACTOR] = 10;  // 1% imbalance; the repair fixes the rest
+  std::vector<idx_t> part(static_cast<size_t>(n));
+  auto partition_fn = nparts == 2 ? METIS_PartGraphRecursive : METIS_PartGraphKway;
+  int status = partition_fn(&n, &ncon, xadj.data(), adjncy.data(), nullptr, nullptr, adjwgt.data(), &nparts,
+                            tpwgts.data(), nullptr, options, &cut, part.data());
+  if (status != METIS_OK)
+    throw Error(status == METIS_ERROR_MEMORY ? CANOPY_ERR_NO_MEMORY : CANOPY_ERR_INTERNAL,
+                "METIS failed to partition " + std::to_string(n) + " vertices into " + std::to_string(nparts) +
+                    " parts (status " + std::to_string(status) + ")");
+  return std::vector<int>(part.begin(), part.end());
 }
 
 double edge_cut(const CommGraph &g, const std::vector<int> &part) {
@@ -168,7 +173,7 @@ std::vector<int> split(const CommGraph &g, const std::vector<int> &sizes, int se
   if (k == 1 || g.num_edges() == 0) return sequential_parts(sizes);
   if (k == 2 && n <= kSmallGraph) return SmallBisection(g, sizes[0]).best(kSmallBisectionTries);
   if (k == 2 || (n / k >= kKwayVerticesPerPart && n > kSmallGraph)) {
-    std::vector<int> part = metis_partition(g, sizes, seed);
+    std::vector<int> part = metis_parts(g.offsets(), g.neighbors(), g.weights(), g.total_bytes() * 2, sizes, seed);
     repair_balance(g, part, sizes);
     return part;
   }

@@ -23,9 +23,21 @@ std::vector<int> partition_exact(const CommGraph &graph, const std::vector<int> 
 void repair_balance(const CommGraph &graph, std::vector<int> &part, const std::vector<int> &sizes,
                     const std::vector<uint16_t> *distance = nullptr);
 
-/** The edge weights (in row order) as positive integers for libraries that
-    count in 32 bits (METIS, Scotch): scaled so that they add up to at most
-    @p total_limit; every communicating pair keeps a weight of at least 1. */
+/** METIS 5 (recursive bisection for two parts, else k-way) on a graph in CSR form
+    (@p offsets, @p neighbors, @p bytes per stored edge, @p total_bytes their sum),
+    part i aimed at sizes[i] vertices (METIS may miss by about 1%: no repair). The
+    bytes go to METIS as integer_weights(bytes, total_bytes, 1e9). Deterministic
+    for a given @p seed; Error when METIS fails. */
+std::vector<int> metis_parts(const std::vector<int64_t> &offsets, const std::vector<int> &neighbors,
+                             const std::vector<double> &bytes, double total_bytes, const std::vector<int> &sizes,
+                             int seed);
+
+/** @p bytes as positive integers for libraries that count in 32 bits (METIS,
+    Scotch): scaled so that they add up (@p total_bytes before scaling) to at most
+    @p total_limit, small volumes scaled up so that their ratios survive rounding;
+    every communicating pair keeps a weight of at least 1. */
+std::vector<int> integer_weights(const std::vector<double> &bytes, double total_bytes, double total_limit);
+/** integer_weights of the graph's edge weights (in row order). */
 std::vector<int> integer_edge_weights(const CommGraph &graph, double total_limit);
 
 /** Bytes on the edges whose ends are in different parts. */
