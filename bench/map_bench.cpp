@@ -5,7 +5,10 @@
 // turns the lines into tables. A benchmark, not a test.
 //
 //   bench_map --graph mesh.mtx --parts 1024 --fabric dump --hosts job.hosts --ppn 16
-//             --algorithms identity,block,greedy,rt,rb,scotch --instance mesh-1024 --out results.jsonl
+//             --algorithms identity,block,greedy,rt,rb,scotch --seeds 1,2,3 --instance mesh-1024 --out results.jsonl
+//
+// The algorithms whose result depends on the seed (rt, rb, scotch: METIS's and
+// Scotch's random choices) run once per seed of --seeds; the others once.
 //
 // The inputs are loaded once (as `canopy map` loads them); each algorithm then
 // runs in a child process (fork), so that its peak memory is its own (the
@@ -24,6 +27,7 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -45,9 +49,26 @@ namespace map = canopy::map;
 
 struct Options {
   std::string graph, fabric, hosts, node, algorithms = "identity,block,greedy,rt,rb,scotch";
-  std::string instance, machine, out;
+  std::string instance, machine, out, seeds;
   int ppn = 16, parts = 0, seed = 1;
 };
+
+bool uses_seed(const std::string &algorithm) { return algorithm == "rt" || algorithm == "rb" || algorithm == "scotch"; }
+
+// The seeds of --seeds (default: --seed), each a non-negative integer.
+std::vector<int> mapping_seeds(const Options &o) {
+  if (o.seeds.empty()) return {o.seed};
+  std::vector<int> seeds;
+  for (std::string_view field : canopy::split(o.seeds, ',')) {
+    std::string text(field);
+    char *end = nullptr;
+    long value = std::strtol(text.c_str(), &end, 10);
+    if (text.empty() || *end != '\0' || value < 0 || value > 1000000000)
+      throw std::runtime_error("--seeds: '" + text + "' is not a seed (a non-negative integer)");
+    seeds.push_back(static_cast<int>(value));
+  }
+  return seeds;
+}
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
@@ -81,22 +102,22 @@ double load_average() {
   return load;
 }
 
-json run_algorithm(const map::Problem &problem, const Options &o, const std::string &name) {
+json run_algorithm(const map::Problem &problem, const std::string &name, int seed) {
   map::MapOptions options;
   options.algorithm = name;
-  options.seed = o.seed;
+  options.seed = seed;
   bool peak_known = reset_peak_rss();
   long before = status_kib("VmRSS");
   map::MapResult r = map::map_processes(problem, options);
   long extra = peak_known ? status_kib("VmHWM") - before : -1;  // the mapping's own peak memory
   map::check_placement(problem, r.slot_of_process);
   map::Metrics m = map::evaluate(problem, r.slot_of_process);
-  return {{"tree", r.tree}, {"refined_from", r.refined_from}, {"seconds", r.seconds}, {"metrics", map::metrics_json(m)},
+  return {{"tree", r.tree}, {"groups", r.groups}, {"coarsening_levels", r.coarsening_levels}, {"refined_from", r.refined_from}, {"seconds", r.seconds}, {"metrics", map::metrics_json(m)},
           {"extra_rss_kib", extra}, {"rss_before_kib", before}};
 }
 
 // Runs @p name in a child; the child's JSON comes back through a pipe.
-json run_in_child(const map::Problem &problem, const Options &o, const std::string &name) {
+json run_in_child(const map::Problem &problem, const std::string &name, int seed) {
   int fds[2];
   if (pipe(fds) != 0) return {{"error", "pipe failed"}};
   std::fflush(nullptr);
@@ -105,7 +126,7 @@ json run_in_child(const map::Problem &problem, const Options &o, const std::stri
     close(fds[0]);
     json j;
     try {
-      j = run_algorithm(problem, o, name);
+      j = run_algorithm(problem, name, seed);
     } catch (const std::exception &e) {
       j = {{"error", e.what()}};
     }
@@ -132,16 +153,18 @@ json run_in_child(const map::Problem &problem, const Options &o, const std::stri
   return j;
 }
 
-void print_progress(const std::string &name, const json &j) {
-  if (j.contains("skipped")) return std::fprintf(stderr, "    %-9s skipped: %s\n", name.c_str(), j["skipped"].get<std::string>().c_str()), void();
-  if (j.contains("error")) return std::fprintf(stderr, "    %-9s error: %s\n", name.c_str(), j["error"].get<std::string>().c_str()), void();
-  std::fprintf(stderr, "    %-9s hop-bytes %.4g  max link %.4g  cpu %.3f s  wall %.3f s  +%.0f MiB\n", name.c_str(),
+void print_progress(const std::string &label, const json &j) {
+  const char *name = label.c_str();
+  if (j.contains("skipped")) return std::fprintf(stderr, "    %-9s skipped: %s\n", name, j["skipped"].get<std::string>().c_str()), void();
+  if (j.contains("error")) return std::fprintf(stderr, "    %-9s error: %s\n", name, j["error"].get<std::string>().c_str()), void();
+  std::fprintf(stderr, "    %-9s hop-bytes %.4g  max link %.4g  cpu %.3f s  wall %.3f s  +%.0f MiB\n", name,
                j["metrics"]["hop_bytes"].get<double>(), j["metrics"]["max_link_bytes"].get<double>(),
                j["seconds"]["total_cpu"].get<double>(), j["seconds"]["total"].get<double>(),
                static_cast<double>(j["extra_rss_kib"].get<long>()) / 1024);
 }
 
 int run(const Options &o) {
+  std::vector<int> seeds = mapping_seeds(o);
   auto start = Clock::now();
   map::CommGraph graph = map::load_comm_graph(o.graph, {o.parts, o.seed});
   double graph_seconds = seconds_since(start);
@@ -161,20 +184,25 @@ int run(const Options &o) {
   for (const std::string &k : known) known_list += (known_list.empty() ? "" : ", ") + k;
   for (std::string_view field : canopy::split(o.algorithms, ',')) {
     std::string name(field);
-    json j;
-    if (std::find(known.begin(), known.end(), name) == known.end())
-      j = {{"skipped", name + " is not an algorithm of this build (it has " + known_list + ")"}};
-    else
-      j = run_in_child(problem, o, name);
-    print_progress(name, j);
-    j["algorithm"] = name;
-    j["instance"] = o.instance;
-    j["machine"] = o.machine;
-    j["processes"] = problem.graph.num_vertices();
-    j["edges"] = problem.graph.num_edges();
-    j["hosts"] = problem.machine.num_hosts();
-    j["load_average"] = load_average();
-    out << j.dump() << "\n";
+    bool known_name = std::find(known.begin(), known.end(), name) != known.end();
+    for (int seed : uses_seed(name) ? seeds : std::vector<int>{seeds[0]}) {
+      json j;
+      if (!known_name)
+        j = {{"skipped", name + " is not an algorithm of this build (it has " + known_list + ")"}};
+      else
+        j = run_in_child(problem, name, seed);
+      print_progress(uses_seed(name) && seeds.size() > 1 ? name + " " + std::to_string(seed) : name, j);
+      j["algorithm"] = name;
+      if (uses_seed(name)) j["seed"] = seed;
+      j["instance"] = o.instance;
+      j["machine"] = o.machine;
+      j["processes"] = problem.graph.num_vertices();
+      j["edges"] = problem.graph.num_edges();
+      j["hosts"] = problem.machine.num_hosts();
+      j["load_average"] = load_average();
+      out << j.dump() << "\n";
+      if (!known_name) break;
+    }
   }
   return out ? 0 : 1;
 }
@@ -191,7 +219,9 @@ int main(int argc, char **argv) {
   app.add_option("--ppn", o.ppn, "Slots per host")->capture_default_str();
   app.add_option("--node-topology", o.node, "Inside of a node (intra-node mapping), e.g. 'pack:2 core:8 pu:1'");
   app.add_option("--algorithms", o.algorithms, "Comma-separated algorithm names")->capture_default_str();
-  app.add_option("--seed", o.seed, "METIS seed")->capture_default_str();
+  app.add_option("--seed", o.seed, "METIS seed of the graph's partition (MatrixMarket), and the mapping seed without --seeds")
+      ->capture_default_str();
+  app.add_option("--seeds", o.seeds, "Comma-separated mapping seeds: rt, rb and scotch run once per seed");
   app.add_option("--instance", o.instance, "Instance name for the results")->required();
   app.add_option("--machine", o.machine, "Machine name for the results")->required();
   app.add_option("--out", o.out, "JSON-lines file to append to")->required();

@@ -17,6 +17,8 @@ Usage: bench/mapping.sh [OPTIONS]
   --machines LIST    fattree,torus (default: both)
   --algorithms LIST  default identity,block,greedy,rt,rb,scotch (rb on tori only;
                      scotch only when `canopy map` lists it)
+  --seeds LIST       mapping seeds (default 1): rt, rb and scotch run once per seed,
+                     and the tables show medians over the seeds and their spread
   --out DIR          results and generated inputs (default /tmp/canopy-bench-mapping);
                      inputs are reused, results.jsonl is started afresh
   --build DIR        build directory (default build)
@@ -30,13 +32,13 @@ EOF
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(dirname "$HERE")"
 SIZES=256,1024,8192,65536 INSTANCES=stencil7,stencil27,mesh,amr,random MACHINES=fattree,torus
-ALGORITHMS=identity,block,greedy,rt,rb,scotch OUT=/tmp/canopy-bench-mapping BUILD="$ROOT/build"
+ALGORITHMS=identity,block,greedy,rt,rb,scotch SEEDS=1 OUT=/tmp/canopy-bench-mapping BUILD="$ROOT/build"
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) SIZES=256,1024; shift; continue ;;
     -h|--help) usage; exit 0 ;;
     --sizes) SIZES="${2-}" ;; --instances) INSTANCES="${2-}" ;; --machines) MACHINES="${2-}" ;;
-    --algorithms) ALGORITHMS="${2-}" ;; --out) OUT="${2-}" ;; --build) BUILD="${2-}" ;;
+    --algorithms) ALGORITHMS="${2-}" ;; --seeds) SEEDS="${2-}" ;; --out) OUT="${2-}" ;; --build) BUILD="${2-}" ;;
     *) echo "mapping.sh: error: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift 2 || { echo "mapping.sh: error: $1 needs a value" >&2; exit 2; }
@@ -124,7 +126,8 @@ for z in range(s):
   esac
 }
 
-echo "task-mapping benchmark: sizes $SIZES; instances $INSTANCES; machines $MACHINES; algorithms $ALGORITHMS" >&2
+[[ "$SEEDS" =~ ^[0-9]+(,[0-9]+)*$ ]] || die "--seeds takes comma-separated non-negative integers (got '$SEEDS')"
+echo "task-mapping benchmark: sizes $SIZES; instances $INSTANCES; machines $MACHINES; algorithms $ALGORITHMS; seeds $SEEDS" >&2
 echo "results: $RESULTS (load average now: $(cut -d' ' -f1-3 /proc/loadavg))" >&2
 for p in ${SIZES//,/ }; do
   [ $((p % PPN)) -eq 0 ] || die "size $p is not a multiple of $PPN"
@@ -136,7 +139,7 @@ for p in ${SIZES//,/ }; do
       echo "[$(date +%H:%M:%S)] $instance, $p processes, $machine (load $(cut -d' ' -f1 /proc/loadavg))" >&2
       read -r graph parts < <(make_graph "$instance" "$p") || { echo "  (could not generate $instance; going on)" >&2; continue; }
       "$BUILD/bin/bench_map" --graph "$graph" --parts "$parts" --fabric "$fabric" --hosts "$hostfile" --ppn $PPN \
-        --node-topology "$NODE" --algorithms "$algorithms" --instance "$instance" --machine "$machine" --out "$RESULTS" ||
+        --node-topology "$NODE" --algorithms "$algorithms" --seeds "$SEEDS" --instance "$instance" --machine "$machine" --out "$RESULTS" ||
         echo "  (bench_map failed on this instance; going on)" >&2
     done
   done

@@ -2,10 +2,15 @@
 """Tables from bench/mapping.sh's results (bench_map's JSON lines).
 
 For every instance (machine, graph, processes) the best baseline is the lowest
-hop-bytes among identity, block, greedy and scotch (those that ran). Writes:
-  --csv FILE       one row per instance and algorithm, every raw number
+hop-bytes among identity, block, greedy and scotch (those that ran). An
+algorithm run with several seeds (bench_map --seeds) counts with its median
+run: the run of median hop-bytes (the lower middle one for an even count),
+whose metrics the tables show, with the median CPU time over the seeds.
+Writes:
+  --csv FILE       one row per run (instance, algorithm, seed), every raw number
   --markdown FILE  hop-bytes and max link load relative to the best baseline,
-                   mapping CPU time and extra memory, and the issue's targets
+                   their spread over the seeds, mapping CPU time and extra
+                   memory, and the issue's targets
 
 Usage: mapping_report.py RESULTS.jsonl [--csv FILE] [--markdown FILE]
 """
@@ -20,18 +25,36 @@ IRREGULAR = ("mesh", "amr", "random")
 
 
 def load(path):
+    """{instance key: {algorithm: [runs, one per seed]}}"""
     instances = {}
     with open(path) as f:
         for line in f:
             if line.strip():
                 r = json.loads(line)
                 key = (r["machine"], r["instance"], r["processes"])
-                instances.setdefault(key, {})[r["algorithm"]] = r
+                instances.setdefault(key, {}).setdefault(r["algorithm"], []).append(r)
     return dict(sorted(instances.items(), key=lambda kv: (kv[0][2], kv[0][0], kv[0][1])))
 
 
 def ok(r):
     return r is not None and "metrics" in r
+
+
+def median_run(runs):
+    """The run of median hop-bytes, with the median CPU time over the runs and
+    the hop-bytes' range (hop_bytes_range) when there are several."""
+    done = sorted((r for r in runs if ok(r)), key=lambda r: r["metrics"]["hop_bytes"])
+    if not done:
+        return runs[0]
+    median = dict(done[(len(done) - 1) // 2])
+    times = sorted(r["seconds"]["total_cpu"] for r in done)
+    median["seconds"] = dict(median["seconds"], total_cpu=times[(len(times) - 1) // 2])
+    median["hop_bytes_range"] = (done[0]["metrics"]["hop_bytes"], done[-1]["metrics"]["hop_bytes"], len(done))
+    return median
+
+
+def summarize(instances):
+    return {key: {a: median_run(runs) for a, runs in algorithms.items()} for key, algorithms in instances.items()}
 
 
 def best_baseline(runs):
@@ -40,11 +63,13 @@ def best_baseline(runs):
 
 
 def csv_rows(instances):
-    for (machine, instance, processes), runs in instances.items():
-        best, best_name = best_baseline(runs)
-        for name, r in runs.items():
+    for key, algorithms in instances.items():
+        machine, instance, processes = key
+        best, best_name = best_baseline({a: median_run(runs) for a, runs in algorithms.items()})
+        for name, r in ((name, r) for name, runs in algorithms.items() for r in runs):
             m, s = r.get("metrics", {}), r.get("seconds", {})
             yield {"machine": machine, "instance": instance, "processes": processes, "algorithm": name,
+                   "seed": r.get("seed", ""),
                    "edges": r.get("edges"), "hosts": r.get("hosts"), "tree": r.get("tree", ""),
                    "refined_from": r.get("refined_from", ""), "hop_bytes": m.get("hop_bytes"),
                    "hop_bytes_vs_best_baseline": m["hop_bytes"] / best if m and best else None,
@@ -73,7 +98,7 @@ def markdown(instances):
     rule = "|" + "---|" * (4 + len(present))
     out = ["### Hop-bytes relative to the best baseline", "",
            "Lowest of identity, block, greedy and scotch = 1; below 1 is better. The best baseline's "
-           "hop-bytes in parentheses.", "", head, rule]
+           "hop-bytes in parentheses. With several seeds, every algorithm's median run.", "", head, rule]
     for (machine, instance, p), runs in instances.items():
         best, best_name = best_baseline(runs)
         lowest = min((runs[a]["metrics"]["hop_bytes"] for a in present if ok(runs.get(a))), default=None)
@@ -88,9 +113,24 @@ def markdown(instances):
         ref = runs[best_name]["metrics"]["max_link_bytes"] if best_name else None
         cells = [ratio_cell(runs[a]["metrics"]["max_link_bytes"], ref) if ok(runs.get(a)) else "—" for a in present]
         out.append(f"| {machine} | {instance} | {p:,} | {number_cell(ref)} | " + " | ".join(cells) + " |")
+    seeded = [a for a in present if any(runs[a].get("hop_bytes_range", (0, 0, 1))[2] > 1
+                                        for runs in instances.values() if ok(runs.get(a)))]
+    if seeded:
+        out += ["", "### Spread over the seeds", "",
+                "Lowest and highest hop-bytes over the seeds (their number in parentheses), relative to the best "
+                "baseline's median.", "",
+                "| machine | instance | processes | " + " | ".join(f"`{a}`" for a in seeded) + " |",
+                "|" + "---|" * (3 + len(seeded))]
+        for (machine, instance, p), runs in instances.items():
+            best, _ = best_baseline(runs)
+            cells = []
+            for a in seeded:
+                low, high, count = runs[a]["hop_bytes_range"] if ok(runs.get(a)) else (None, None, 0)
+                cells.append(f"{ratio_cell(low, best)}-{ratio_cell(high, best)} ({count})" if count else "—")
+            out.append(f"| {machine} | {instance} | {p:,} | " + " | ".join(cells) + " |")
     timed = [a for a in present if a not in ("identity", "block")]
     out += ["", "### Mapping time (CPU seconds, one core) and extra memory", "",
-            "CPU time of `map_processes` (all phases, intra-node mapping included; loading the inputs and the "
+            "CPU time of `map_processes` (median over the seeds; all phases, intra-node mapping included; loading the inputs and the "
             "host hop matrix not counted). Extra memory: the peak RSS during `rt`'s `map_processes` above the RSS "
             "before it (inputs and hop matrix already loaded). "
             "Load: the machine's 1-minute load average when the instance ran.", "",
@@ -141,11 +181,12 @@ def main():
     parser.add_argument("--csv")
     parser.add_argument("--markdown")
     args = parser.parse_args()
-    instances = load(args.results)
-    if not instances:
+    raw = load(args.results)
+    if not raw:
         sys.exit("mapping_report: no results in " + args.results)
+    instances = summarize(raw)
     if args.csv:
-        rows = list(csv_rows(instances))
+        rows = list(csv_rows(raw))
         fields = list(dict.fromkeys(k for r in rows for k in r))
         with open(args.csv, "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=fields)

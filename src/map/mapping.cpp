@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "common/error.h"
+#include "map/coarsening.h"
 #include "map/partition.h"
 #include "map/placement_steps.h"
 #include "map/scotch_mapping.h"
@@ -115,14 +116,35 @@ std::vector<int> flat_group_hosts(const CommGraph &padded, const Machine &m, con
   return host_of;
 }
 
+// Coarsening levels that keep at least two clusters per host, each level halving
+// the processes per cluster: 3 for 16 slots per host (clusters of 2, 4, 8).
+// A walk that starts from whole-host clusters cost up to 7% hop-bytes on torus
+// stencils (docs/benchmarks.md).
+int coarsening_levels(int slots_per_host) {
+  int levels = 0;
+  for (int per_host = slots_per_host; per_host % 2 == 0 && per_host >= 4; per_host /= 2) ++levels;
+  return levels;
+}
+
 // Groups formed along the tree: the process graph itself is split at every tree
 // node into parts of (hosts below a child) x slots_per_host processes. Only few
 // parts per split, so METIS stays fast at 65,536 processes, and every cut follows
-// the hierarchy.
+// the hierarchy. Multilevel where the graph pairs up naturally (coarsening.h):
+// the walk runs on the coarsest graph, and each level on the way back refines
+// its clusters' hosts.
 std::vector<int> tree_group_hosts(const CommGraph &padded, const Machine &m, const MapOptions &o, MapResult &result) {
   TopologyTree tree = build_tree(m, o, 0, result);
   auto start = Clock::now();
-  std::vector<int> host_of = map_on_tree(padded, tree, o.seed, m.slots_per_host(), &m.hop_matrix());
+  Coarsening levels = coarsen_natural_pairs(padded, coarsening_levels(m.slots_per_host()));
+  result.coarsening_levels = static_cast<int>(levels.graphs.size());
+  const CommGraph &coarsest = levels.graphs.empty() ? padded : levels.graphs.back();
+  std::vector<int> host_of = map_on_tree(coarsest, tree, o.seed, m.slots_per_host() >> result.coarsening_levels, &m.hop_matrix());
+  for (size_t level = levels.graphs.size(); level-- > 0;) {
+    if (o.refine) refine_hosts(levels.graphs[level], m, host_of);
+    std::vector<int> finer(levels.cluster[level].size());
+    for (size_t v = 0; v < finer.size(); ++v) finer[v] = host_of[static_cast<size_t>(levels.cluster[level][v])];
+    host_of = std::move(finer);
+  }
   result.seconds["map"] = seconds_since(start);
   if (o.refine) {
     start = Clock::now();
@@ -148,7 +170,7 @@ std::vector<int> tree_hosts(const CommGraph &padded, const Machine &m, const Map
   if (o.groups == GroupChoice::Auto && padded.num_vertices() <= kBothGroupingsUpTo) {
     std::vector<int> flat = flat_group_hosts(padded, m, o, result);
     if (inter_node_hop_bytes(padded, m, flat) < inter_node_hop_bytes(padded, m, host_of))
-      host_of = std::move(flat), result.groups = "flat";
+      host_of = std::move(flat), result.groups = "flat", result.coarsening_levels = 0;
   }
   return host_of;
 }

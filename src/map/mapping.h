@@ -67,6 +67,7 @@ struct MapResult {
   std::string algorithm;
   std::string tree;           // topology tree used ("" when none)
   std::string groups;         // rt, rb: the grouping the result came from ("tree" or "flat"; "" otherwise)
+  int coarsening_levels = 0;  // rt, rb with tree groups: natural pairings contracted before the walk (coarsening.h)
   std::string target;         // scotch: the Scotch target architecture used ("" otherwise)
   bool intra_node = false;    // intra-node mapping was applied
   std::string refined_from;   // "" without refinement; else the start the result came from ("rt", "identity", ...)

@@ -44,6 +44,7 @@ nlohmann::json map_report_json(const Problem &p, const MapResult &r, const Metri
   nlohmann::json j = {{"algorithm", r.algorithm},
                       {"tree", r.tree.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.tree)},
                       {"groups", r.groups.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.groups)},
+                      {"coarsening_levels", r.coarsening_levels},
                       {"target", r.target.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.target)},
                       {"intra_node", r.intra_node},
                       {"refined_from", r.refined_from.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.refined_from)},

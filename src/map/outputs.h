@@ -26,7 +26,7 @@ std::string mpich_machinefile(const Machine &machine, const std::vector<int> &sl
 /** Line i: the slot of process i (hosts in allocation order, slots_per_host each). */
 std::string permutation_text(const std::vector<int> &slot_of_process);
 
-/** {"algorithm", "tree", "groups", "intra_node", "refined_from", "processes", "hosts",
+/** {"algorithm", "tree", "groups", "coarsening_levels", "intra_node", "refined_from", "processes", "hosts",
     "slots_per_host", "seconds", "metrics", "identity", "hop_bytes_vs_identity"}. */
 nlohmann::json map_report_json(const Problem &problem, const MapResult &result, const Metrics &metrics,
                                const Metrics &identity);
