@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "common/error.h"
 
@@ -43,15 +44,37 @@ CommGraph CommGraph::subgraph(const std::vector<int> &vertices, std::vector<int>
 }
 
 CommGraph CommGraph::quotient(const std::vector<int> &part, int num_parts) const {
+  // Vertices grouped by part (counting sort), then each part's bytes to the
+  // higher parts summed in a dense array: the builder's merged pairs, in its
+  // order, in time linear in the edges (sorting every edge took a tenth of a
+  // coarse tree walk).
+  std::vector<int64_t> first(static_cast<size_t>(num_parts) + 1, 0);
+  for (int p : part) {
+    if (p < 0 || p >= num_parts) throw Error(CANOPY_ERR_INVALID_ARG, "quotient: part " + std::to_string(p) + " is out of range");
+    ++first[static_cast<size_t>(p) + 1];
+  }
+  for (size_t p = 0; p < static_cast<size_t>(num_parts); ++p) first[p + 1] += first[p];
+  std::vector<int> members(static_cast<size_t>(num_vertices()));
+  std::vector<int64_t> fill(first.begin(), first.end() - 1);
+  for (int v = 0; v < num_vertices(); ++v) members[static_cast<size_t>(fill[static_cast<size_t>(part[static_cast<size_t>(v)])]++)] = v;
   CommGraphBuilder builder(num_parts);
-  for (int v = 0; v < num_vertices(); ++v)
-    for (int64_t i = row_begin(v); i < row_end(v); ++i) {
-      int u = neighbor(i);
-      // Each undirected edge once: from its lower end.
-      if (v < u && part[static_cast<size_t>(v)] != part[static_cast<size_t>(u)])
-        builder.add(part[static_cast<size_t>(v)], part[static_cast<size_t>(u)], weight(i));
+  std::vector<double> bytes_to(static_cast<size_t>(num_parts), 0);
+  std::vector<int> higher;
+  for (size_t p = 0; p < static_cast<size_t>(num_parts); ++p) {
+    for (int64_t m = first[p]; m < first[p + 1]; ++m) {
+      int v = members[static_cast<size_t>(m)];
+      for (int64_t i = row_begin(v); i < row_end(v); ++i) {
+        size_t q = static_cast<size_t>(part[static_cast<size_t>(neighbor(i))]);
+        if (q <= p) continue;
+        if (bytes_to[q] == 0) higher.push_back(static_cast<int>(q));  // weights are > 0
+        bytes_to[q] += weight(i);
+      }
     }
-  return builder.build();
+    std::sort(higher.begin(), higher.end());
+    for (int q : higher) builder.entries_.push_back({static_cast<int>(p), q, std::exchange(bytes_to[static_cast<size_t>(q)], 0.0)});
+    higher.clear();
+  }
+  return builder.assemble();
 }
 
 CommGraph CommGraph::padded(int n) const {
@@ -86,6 +109,11 @@ CommGraph CommGraphBuilder::build() {
       entries_[merged++] = entries_[i];
   }
   entries_.resize(merged);
+  return assemble();
+}
+
+CommGraph CommGraphBuilder::assemble() {
+  size_t merged = entries_.size();
   CommGraph g;
   g.offsets_.assign(static_cast<size_t>(n_) + 1, 0);
   for (const Entry &e : entries_) {

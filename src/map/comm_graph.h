@@ -61,10 +61,13 @@ class CommGraphBuilder {
   CommGraph build();
 
  private:
+  friend class CommGraph;  // quotient() hands over its pairs already merged and sorted
   struct Entry {
     int u, v;
     double bytes;
   };
+  /** The graph of entries_ merged and sorted by (u, v), u < v. */
+  CommGraph assemble();
   int n_;
   std::vector<Entry> entries_;
 };
