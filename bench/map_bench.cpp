@@ -112,8 +112,14 @@ json run_algorithm(const map::Problem &problem, const std::string &name, int see
   long extra = peak_known ? status_kib("VmHWM") - before : -1;  // the mapping's own peak memory
   map::check_placement(problem, r.slot_of_process);
   map::Metrics m = map::evaluate(problem, r.slot_of_process);
-  return {{"tree", r.tree}, {"groups", r.groups}, {"coarsening_levels", r.coarsening_levels}, {"refined_from", r.refined_from}, {"seconds", r.seconds}, {"metrics", map::metrics_json(m)},
-          {"extra_rss_kib", extra}, {"rss_before_kib", before}};
+  return {{"tree", r.tree},
+          {"groups", r.groups},
+          {"coarsening_levels", r.coarsening_levels},
+          {"refined_from", r.refined_from},
+          {"seconds", r.seconds},
+          {"metrics", map::metrics_json(m)},
+          {"extra_rss_kib", extra},
+          {"rss_before_kib", before}};
 }
 
 // Runs @p name in a child; the child's JSON comes back through a pipe.

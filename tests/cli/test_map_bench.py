@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """bench/mapping.sh end to end at its smallest size: every instance kind on both
-machine kinds, every algorithm of this build, the raw results and the tables.
-Checks the generators (27-point stencil edge count, symmetric mesh matrix) and
-what the results must satisfy: every run succeeded, rt and rb are never worse
-in hop-bytes than identity or block (the refinement's guard).
+machine kinds, every algorithm of this build, two mapping seeds, the raw results
+and the tables. Checks the generators (27-point stencil edge count, symmetric
+mesh matrix) and what the results must satisfy: every run succeeded, the seeded
+algorithms ran once per seed and the others once, rt and rb are never worse in
+hop-bytes than identity or block (the refinement's guard), and a bad --seeds is
+refused.
 
 Usage: test_map_bench.py BUILD_DIR SOURCE_DIR"""
 import csv
@@ -52,8 +54,11 @@ def test_generators():
 
 def test_benchmark():
     out = os.path.join(TMP, "bench")
-    r = subprocess.run([os.path.join(SOURCE, "bench/mapping.sh"), "--sizes", "256", "--build", BUILD, "--out", out],
-                       capture_output=True, text=True, timeout=600)
+    bad = subprocess.run([os.path.join(SOURCE, "bench/mapping.sh"), "--seeds", "1,x", "--build", BUILD, "--out", out],
+                         capture_output=True, text=True, timeout=60)
+    check("mapping.sh refuses a bad --seeds", bad.returncode != 0 and "--seeds" in bad.stderr, bad.stderr[-300:])
+    r = subprocess.run([os.path.join(SOURCE, "bench/mapping.sh"), "--sizes", "256", "--seeds", "1,2", "--build", BUILD,
+                        "--out", out], capture_output=True, text=True, timeout=600)
     check("mapping.sh exits 0", r.returncode == 0, r.stderr[-2000:])
     check("mapping.sh reports progress", "stencil27, 256 processes, torus" in r.stderr, r.stderr[-500:])
     results = [json.loads(line) for line in open(os.path.join(out, "results.jsonl"))]
@@ -65,17 +70,23 @@ def test_benchmark():
     for (machine, instance), names in algorithms.items():
         want = {"identity", "block", "greedy", "rt"} | ({"rb"} if machine == "torus" else set())
         check(f"{machine}/{instance}: every algorithm", want <= names, names)
-    by = {(x["machine"], x["instance"], x["algorithm"]): x for x in results if "metrics" in x}
-    for (machine, instance, name), x in by.items():
+    seeds = {}
+    for x in results:
+        seeds.setdefault((x["machine"], x["instance"], x["algorithm"]), []).append(x.get("seed"))
+    for (machine, instance, name), got in seeds.items():
+        want = [1, 2] if name in ("rt", "rb", "scotch") else [None]
+        check(f"{machine}/{instance}/{name}: runs per seed", got == want, got)
+    by = {(x["machine"], x["instance"], x["algorithm"], x.get("seed")): x for x in results if "metrics" in x}
+    for (machine, instance, name, seed), x in by.items():
         if name in ("rt", "rb"):
-            floor = min(by[(machine, instance, b)]["metrics"]["hop_bytes"] for b in ("identity", "block"))
-            check(f"{machine}/{instance}/{name} not above identity or block",
+            floor = min(by[(machine, instance, b, None)]["metrics"]["hop_bytes"] for b in ("identity", "block"))
+            check(f"{machine}/{instance}/{name}/seed {seed} not above identity or block",
                   x["metrics"]["hop_bytes"] <= floor * (1 + 1e-9), (x["metrics"]["hop_bytes"], floor))
     rows = list(csv.DictReader(open(os.path.join(out, "results.csv"))))
     check("CSV has a row per run", len(rows) == len(results), (len(rows), len(results)))
     table = open(os.path.join(out, "results.md")).read()
     check("markdown tables", "### Hop-bytes relative to the best baseline" in table and "### Targets" in table
-          and table.count("| torus | mesh | 256 |") == 3, table[:400])
+          and "### Spread over the seeds" in table and table.count("| torus | mesh | 256 |") == 4, table[:400])
 
 
 try:
