@@ -120,8 +120,9 @@ CommandRunner add_map_command(CLI::App &app) {
                   "fabric (switch hierarchy), coordinates (torus coordinate bisection) or neighbor-joining")
       ->check(CLI::IsMember({"auto", "fabric", "coordinates", "neighbor-joining"}))->capture_default_str();
   cmd->add_option("--groups", o->groups,
-                  "rt/rb: form node-sized groups along the tree, flat (the paper: METIS k-way into one group per "
-                  "host), or auto (tree; for graphs up to 2,048 vertices flat too, the lower hop-bytes kept)")
+                  "rt/rb: form node-sized groups along the tree (multilevel where the processes pair up naturally, "
+                  "as in stencils), flat (the paper: METIS k-way into one group per host), or auto (tree; for graphs "
+                  "up to 2,048 vertices flat too, the lower hop-bytes kept)")
       ->check(CLI::IsMember({"auto", "tree", "flat"}))->capture_default_str();
   cmd->add_option("--parts", o->parts, "MatrixMarket input: split the rows into this many processes (METIS)");
   cmd->add_option("--seed", o->seed, "METIS and Scotch seed (same seed, same mapping)")->capture_default_str();
