@@ -30,21 +30,30 @@ class DomainDistance {
   DomainDistance(const TopologyTree &tree, const std::vector<uint16_t> &hops)
       : tree_(tree), hops_(hops), places_(tree.nodes[0].leaves.size()), samples_(tree.nodes.size()) {}
 
-  // Cached per pair: the walk asks for the same pairs split after split (a
-  // node's children against every outside domain its vertices talk to).
+  // Cached per pair of large domains: the walk asks for the same pairs split
+  // after split (a node's children against every outside domain its vertices
+  // talk to). Pairs of small domains, which deep in the tree are most of them
+  // (2.1 million on a 65,536-process random graph, 90 MB of cache), cost fewer
+  // hop lookups than a hash lookup and are not kept.
   double operator()(int a, int b) {
+    const std::vector<int> &sa = samples(a), &sb = samples(b);
+    if (sa.size() * sb.size() <= kUncachedLookups) return average(sa, sb);
     uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b);
     auto [it, inserted] = cache_.try_emplace(key, 0.0);
-    if (!inserted) return it->second;
-    const std::vector<int> &sa = samples(a), &sb = samples(b);
-    double sum = 0;
-    for (int x : sa)
-      for (int y : sb) sum += hops_[static_cast<size_t>(x) * places_ + static_cast<size_t>(y)];
-    return it->second = sum / static_cast<double>(sa.size() * sb.size());
+    if (inserted) it->second = average(sa, sb);
+    return it->second;
   }
 
  private:
   static constexpr size_t kSamples = 24;
+  static constexpr size_t kUncachedLookups = 64;
+
+  double average(const std::vector<int> &sa, const std::vector<int> &sb) const {
+    double sum = 0;
+    for (int x : sa)
+      for (int y : sb) sum += hops_[static_cast<size_t>(x) * places_ + static_cast<size_t>(y)];
+    return sum / static_cast<double>(sa.size() * sb.size());
+  }
 
   const std::vector<int> &samples(int node) {
     std::vector<int> &s = samples_[static_cast<size_t>(node)];
