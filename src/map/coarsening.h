@@ -1,7 +1,7 @@
 // Coarsening for the tree walk: where the communication graph pairs its
 // processes up by itself (each with its heaviest partner, and that partner's
-// heaviest is it), the walk can run on the graph of pairs, of pairs of pairs,
-// and so on, and refine on the way back (multilevel mapping). Every cluster of
+// heaviest is it), level after level, the walk can run on the graph of pairs of
+// pairs of pairs and refine on the way back (multilevel mapping). Every cluster of
 // a level holds the same number of processes, so the walk, its exact part sizes
 // and the refinement's swaps work on a coarse level unchanged. Graphs without
 // such pairs (meshes cut by METIS, random graphs) are left as they are: there a
@@ -40,8 +40,8 @@ struct Coarsening {
   std::vector<std::vector<int>> cluster;
 };
 
-/** Contracts @p graph pairing by pairing while the pairing is natural, at most
-    @p max_levels times. */
+/** Contracts @p graph pairing by pairing @p max_levels times when every one of
+    these pairings is natural; else nothing. */
 Coarsening coarsen_natural_pairs(const CommGraph &graph, int max_levels);
 
 }  // namespace canopy::map

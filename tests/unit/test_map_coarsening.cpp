@@ -1,12 +1,14 @@
 // Coarsening for the multilevel tree walk (coarsening.h): a lexicographic grid
 // pairs up into boxes, level by level; graphs whose heaviest partners are not
-// mutual are left alone; free slots pair up with each other; rt on a stencil
+// mutual, and grids numbered at random, are left alone; free slots pair up with each other; rt on a stencil
 // walks the coarse graph and still gives a one-to-one placement that reaches
 // the box embedding.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <map>
+#include <numeric>
+#include <random>
 #include <set>
 
 #include "common/error.h"
@@ -57,6 +59,25 @@ TEST(Coarsening, LeavesGraphsWithoutMutualHeaviestPartnersAlone) {
   CommGraph path = b.build();
   EXPECT_LT(heavy_edge_pairing(path).natural_share, kNaturalShare);
   EXPECT_TRUE(coarsen_natural_pairs(path, 3).graphs.empty());
+}
+
+TEST(Coarsening, LeavesAStencilNumberedAtRandomAlone) {
+  // All faces weigh the same, so the first-level pairs are natural (but for a few
+  // left over), but they point along random axes and do not pair up naturally
+  // again: no level is kept.
+  CommGraph grid = test::stencil_3d(8, 4, 4);
+  std::vector<int> rank(static_cast<size_t>(grid.num_vertices()));
+  std::iota(rank.begin(), rank.end(), 0);
+  std::shuffle(rank.begin(), rank.end(), std::mt19937(7));
+  CommGraphBuilder b(grid.num_vertices());
+  for (int v = 0; v < grid.num_vertices(); ++v)
+    for (int64_t i = grid.row_begin(v); i < grid.row_end(v); ++i) b.add(rank[static_cast<size_t>(v)], rank[static_cast<size_t>(grid.neighbor(i))], grid.weight(i));
+  CommGraph shuffled = b.build();
+  Pairing first = heavy_edge_pairing(shuffled);
+  EXPECT_GE(first.natural_share, kNaturalShare);
+  EXPECT_LT(heavy_edge_pairing(shuffled.quotient(first.cluster, 64)).natural_share, kNaturalShare);
+  EXPECT_TRUE(coarsen_natural_pairs(shuffled, 3).graphs.empty());
+  EXPECT_EQ(coarsen_natural_pairs(grid, 3).graphs.size(), 3u);
 }
 
 TEST(Coarsening, FreeSlotsPairWithEachOther) {
