@@ -120,7 +120,7 @@ std::vector<int> flat_group_hosts(const CommGraph &padded, const Machine &m, con
 // the processes per cluster: 3 for 16 slots per host (clusters of 2, 4, 8).
 // A walk that starts from whole-host clusters cost up to 7% hop-bytes on torus
 // stencils (docs/benchmarks.md).
-int coarsening_levels(int slots_per_host) {
+int max_coarsening_levels(int slots_per_host) {
   int levels = 0;
   for (int per_host = slots_per_host; per_host % 2 == 0 && per_host >= 4; per_host /= 2) ++levels;
   return levels;
@@ -135,7 +135,7 @@ int coarsening_levels(int slots_per_host) {
 std::vector<int> tree_group_hosts(const CommGraph &padded, const Machine &m, const MapOptions &o, MapResult &result) {
   TopologyTree tree = build_tree(m, o, 0, result);
   auto start = Clock::now();
-  Coarsening levels = coarsen_natural_pairs(padded, coarsening_levels(m.slots_per_host()));
+  Coarsening levels = coarsen_natural_pairs(padded, max_coarsening_levels(m.slots_per_host()));
   result.coarsening_levels = static_cast<int>(levels.graphs.size());
   const CommGraph &coarsest = levels.graphs.empty() ? padded : levels.graphs.back();
   std::vector<int> host_of = map_on_tree(coarsest, tree, o.seed, m.slots_per_host() >> result.coarsening_levels, &m.hop_matrix());
