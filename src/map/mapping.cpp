@@ -83,6 +83,14 @@ TopologyTree build_tree(const Machine &m, const MapOptions &o, unsigned attempt,
   return tree;
 }
 
+// The host of every vertex from the host of its group (group_of[v]): groups
+// and coarse vertices handed back to the vertices they were made of.
+std::vector<int> hosts_of_members(const std::vector<int> &group_of, const std::vector<int> &host_of_group) {
+  std::vector<int> host_of(group_of.size());
+  for (size_t v = 0; v < group_of.size(); ++v) host_of[v] = host_of_group[static_cast<size_t>(group_of[v])];
+  return host_of;
+}
+
 // Tree mapping cuts well but does not orient sibling subtrees towards each other
 // (which half of one face of a torus sits across which half of the other):
 // swapping subtrees and then single groups between hosts fixes much of that.
@@ -111,9 +119,7 @@ std::vector<int> flat_group_hosts(const CommGraph &padded, const Machine &m, con
     if (best.empty() || cost < best_cost) best = std::move(host_of_group), best_cost = cost;
     result.seconds["map"] += seconds_since(start);
   }
-  std::vector<int> host_of(group.size());
-  for (size_t v = 0; v < group.size(); ++v) host_of[v] = best[static_cast<size_t>(group[v])];
-  return host_of;
+  return hosts_of_members(group, best);
 }
 
 // Coarsening levels that keep at least two clusters per host, each level halving
@@ -141,9 +147,7 @@ std::vector<int> tree_group_hosts(const CommGraph &padded, const Machine &m, con
   std::vector<int> host_of = map_on_tree(coarsest, tree, o.seed, m.slots_per_host() >> result.coarsening_levels, &m.hop_matrix());
   for (size_t level = levels.graphs.size(); level-- > 0;) {
     if (o.refine) refine_hosts(levels.graphs[level], m, host_of);
-    std::vector<int> finer(levels.cluster[level].size());
-    for (size_t v = 0; v < finer.size(); ++v) finer[v] = host_of[static_cast<size_t>(levels.cluster[level][v])];
-    host_of = std::move(finer);
+    host_of = hosts_of_members(levels.cluster[level], host_of);
   }
   result.seconds["map"] = seconds_since(start);
   if (o.refine) {

@@ -1,8 +1,8 @@
 // Coarsening for the multilevel tree walk (coarsening.h): a lexicographic grid
 // pairs up into boxes, level by level; graphs whose heaviest partners are not
-// mutual, and grids numbered at random, are left alone; free slots pair up with each other; rt on a stencil
-// walks the coarse graph and still gives a one-to-one placement that reaches
-// the box embedding.
+// mutual, and grids numbered at random, are left alone; free slots pair up with
+// each other; rt on a stencil walks the coarse graph and still gives a
+// one-to-one placement that reaches the box embedding.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -71,7 +71,8 @@ TEST(Coarsening, LeavesAStencilNumberedAtRandomAlone) {
   std::shuffle(rank.begin(), rank.end(), std::mt19937(7));
   CommGraphBuilder b(grid.num_vertices());
   for (int v = 0; v < grid.num_vertices(); ++v)
-    for (int64_t i = grid.row_begin(v); i < grid.row_end(v); ++i) b.add(rank[static_cast<size_t>(v)], rank[static_cast<size_t>(grid.neighbor(i))], grid.weight(i));
+    for (int64_t i = grid.row_begin(v); i < grid.row_end(v); ++i)
+      b.add(rank[static_cast<size_t>(v)], rank[static_cast<size_t>(grid.neighbor(i))], grid.weight(i));
   CommGraph shuffled = b.build();
   Pairing first = heavy_edge_pairing(shuffled);
   EXPECT_GE(first.natural_share, kNaturalShare);
