@@ -72,6 +72,8 @@ const std::vector<ParamDef> kRegistry = {
      "Task mapping algorithm of canopy_topomap() and of MPI_Dist_graph_create(_adjacent) with reorder=1 under libcanopy-mpi.so: identity, block, greedy, rt or rb."},
     {"map_fabric", ParamType::String, "",
      "Topology source (as canopy map --fabric takes it) that MPI task mapping loads on rank 0; empty: the job's hosts on a single switch."},
+    {"progress_after_s", ParamType::Double, "1",
+     "Seconds a long command (canopy map) runs before it shows its stages on stderr, when stderr is a terminal; 0: from the start."},
     {"reduce_algorithm", ParamType::String, "",
      "Force the Reduce algorithm by name; empty: selection rules."},
     {"scatter_algorithm", ParamType::String, "",

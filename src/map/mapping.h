@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "common/progress.h"
 #include "map/comm_graph.h"
 #include "map/machine.h"
 
@@ -60,6 +61,7 @@ struct MapOptions {
   bool intra_node = true;  // intra-node mapping (needs Machine::node()); not for scotch
   bool refine = true;      // refinement pass and the never-worse-than-baselines guard; not for scotch
   int seed = 1;            // METIS (and Scotch) seed: the same seed gives the same mapping
+  ProgressFn progress{};   // told each stage as it begins (the walk level by level); none: silent
 };
 
 struct MapResult {

@@ -99,10 +99,14 @@ class TreeWalk {
     if (hops) distance_.emplace(tree, *hops);
   }
 
-  std::vector<int> run() {
+  std::vector<int> run(const ProgressFn &progress) {
     members_[0].resize(domain_of_.size());
     std::iota(members_[0].begin(), members_[0].end(), 0);
-    for (std::vector<int> level{0}; !level.empty();) {
+    int depth = 0, splits = progress ? tree_.depth() : 0;  // the leaves' level splits nothing
+    for (std::vector<int> level{0}; !level.empty(); ++depth) {
+      if (depth < splits)
+        progress("tree walk on " + std::to_string(g_.num_vertices()) + " vertices, level " + std::to_string(depth + 1) +
+                 " of " + std::to_string(splits));
       std::vector<int> next;
       for (int node : split_level(level))
         for (int c : tree_.nodes[static_cast<size_t>(node)].children) next.push_back(c);
@@ -324,7 +328,7 @@ double swap_subtrees(const CommGraph &g, const TopologyTree &tree, const std::ve
 }
 
 std::vector<int> map_on_tree(const CommGraph &graph, const TopologyTree &tree, int seed, int per_leaf,
-                             const std::vector<uint16_t> *hops) {
+                             const std::vector<uint16_t> *hops, const ProgressFn &progress) {
   if (tree.nodes.empty() || static_cast<int64_t>(tree.nodes[0].leaves.size()) * per_leaf != graph.num_vertices())
     throw Error(CANOPY_ERR_INVALID_ARG, "tree mapping: " + std::to_string(graph.num_vertices()) + " vertices for " +
                                             std::to_string(tree.nodes.empty() ? 0 : tree.nodes[0].leaves.size()) +
@@ -333,7 +337,7 @@ std::vector<int> map_on_tree(const CommGraph &graph, const TopologyTree &tree, i
   if (hops && hops->size() != places * places)
     throw Error(CANOPY_ERR_INVALID_ARG, "tree mapping: the distance matrix is not " + std::to_string(places) + " x " +
                                             std::to_string(places));
-  return TreeWalk(graph, tree, seed, per_leaf, hops).run();
+  return TreeWalk(graph, tree, seed, per_leaf, hops).run(progress);
 }
 
 }  // namespace canopy::map

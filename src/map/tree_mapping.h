@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/progress.h"
 #include "map/comm_graph.h"
 #include "map/topology_tree.h"
 
@@ -19,9 +20,10 @@ namespace canopy::map {
     must have per_leaf times as many vertices as the tree has leaves. With
     @p hops (places x places, e.g. Machine::hop_matrix()) every split is oriented
     and refined towards the partners placed outside it; without, splits only
-    minimise their own cut. Deterministic for a seed. */
+    minimise their own cut. Deterministic for a seed. @p progress is told each
+    level of the tree as the walk reaches it. */
 std::vector<int> map_on_tree(const CommGraph &graph, const TopologyTree &tree, int seed, int per_leaf = 1,
-                             const std::vector<uint16_t> *hops = nullptr);
+                             const std::vector<uint16_t> *hops = nullptr, const ProgressFn &progress = {});
 
 /** Orients the subtrees of a tree mapping towards each other: for every inner
     node, swaps the contents of two equally large children (leaf i of one with

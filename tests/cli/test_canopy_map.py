@@ -8,6 +8,7 @@ coloured by link load).
 Usage: test_canopy_map.py BIN_DIR"""
 import json
 import os
+import pty
 import re
 import shutil
 import subprocess
@@ -354,9 +355,48 @@ def test_picture_errors():
     check("nothing written after picture errors", os.listdir(folder) == [], os.listdir(folder))
 
 
+def on_terminal(*args, env):
+    """canopy map with stderr on a pseudo-terminal; returns (exit code, stdout, what the terminal showed)."""
+    controller, terminal = pty.openpty()
+    r = subprocess.run([os.path.join(BIN, "canopy"), "map", *args], stdout=subprocess.PIPE, stderr=terminal,
+                       text=True, timeout=120, env=env)
+    os.close(terminal)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(controller, 4096)
+        except OSError:  # EIO: the terminal is closed and everything was read
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(controller)
+    return r.returncode, r.stdout, shown.decode().replace("\r\n", "\n")
+
+
+def test_progress():
+    base = ("--graph", STENCIL, "--fabric", TORUS, "--hosts", TORUS_HOSTS, "--ppn", "8", "--algorithm", "rb", "--json")
+    code, out, shown = on_terminal(*base, env=dict(os.environ, CANOPY_PROGRESS_AFTER_S="0"))
+    stages = re.findall(r"^canopy map \[ *[0-9.]+ s\] (.*)$", shown, re.M)
+    expected = ["reading the graph", "loading the fabric", "hop distances between the 8 hosts",
+                "mapping 64 processes with rb", "tree walk on ", "refinement: process swaps", "metrics of the mapping",
+                "writing the outputs", "done"]
+    found = [next((i for i, s in enumerate(stages) if s.startswith(e)), -1) for e in expected]
+    check("progress: every stage in order on a terminal", code == 0 and -1 not in found and found == sorted(found),
+          shown)
+    levels = [s.split(", ")[1] for s in stages if s.startswith("tree walk on ")]
+    check("progress: the walk's levels counted (8 hosts: 3 bisections)",
+          levels == ["level 1 of 3", "level 2 of 3", "level 3 of 3"], stages)
+    check("progress: stdout is the report alone", json.loads(out)["algorithm"] == "rb", out[:200])
+    code, _, shown = on_terminal(*base, env=os.environ)
+    check("progress: a quick run shows nothing", code == 0 and shown == "", shown)
+    r = canopy(*base, env=dict(os.environ, CANOPY_PROGRESS_AFTER_S="0"))
+    check("progress: nothing when stderr is not a terminal", r.returncode == 0 and r.stderr == "", r.stderr)
+
+
 for test in (test_help, test_all_algorithms_and_outputs, test_fat_tree_tree_choice, test_scotch, test_graph_formats,
              test_errors, test_rankfile_launches_with_mpirun, test_machinefile_places_ranks_with_hydra, test_heatmap,
-             test_heatmap_large_job_is_binned, test_draw_load, test_picture_errors):
+             test_heatmap_large_job_is_binned, test_draw_load, test_picture_errors, test_progress):
     test()
 shutil.rmtree(TMP, ignore_errors=True)
 print(f"{len(failures)} failure(s)")

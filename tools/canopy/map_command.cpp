@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/progress.h"
 #include "map/loaders/graph_loaders.h"
 #include "map/mapping.h"
 #include "map/metrics.h"
@@ -26,12 +27,16 @@ struct MapCommandOptions {
   bool no_intra = false, no_refine = false, json = false;
 };
 
-map::Problem load_problem(const MapCommandOptions &o) {
+map::Problem load_problem(const MapCommandOptions &o, Progress &progress) {
+  progress.stage("reading the graph " + o.graph +
+                 (o.parts > 0 ? ", its rows split into " + std::to_string(o.parts) + " processes (METIS)" : ""));
   map::CommGraph graph = map::load_comm_graph(o.graph, {o.parts, o.seed});
+  progress.stage("loading the fabric " + o.fabric);
   auto topology = std::make_shared<const topo::Topology>(topo::load_topology(o.fabric));
   std::vector<int> hosts = map::allocation_hosts(*topology, read_file(o.hosts), o.hosts);
   std::optional<map::NodeLayout> node;
   if (!o.node.empty()) node = map::NodeLayout::from(topo::NodeTopology::load(o.node), o.ppn);
+  progress.stage("hop distances between the " + std::to_string(hosts.size()) + " hosts");
   return map::Problem{std::move(graph), map::Machine(topology, std::move(hosts), o.ppn, std::move(node))};
 }
 
@@ -77,7 +82,8 @@ int run_map(const MapCommandOptions &o) {
   // A wrong file name fails now, not after loading and mapping.
   if (!o.heatmap.empty()) map::picture_format(o.heatmap, {map::PictureFormat::Svg, map::PictureFormat::Png}, "--heatmap");
   if (!o.draw_load.empty()) map::picture_format(o.draw_load, {map::PictureFormat::Dot, map::PictureFormat::Svg}, "--draw-load");
-  map::Problem problem = load_problem(o);
+  Progress progress("canopy map");
+  map::Problem problem = load_problem(o, progress);
   map::MapOptions options;
   options.algorithm = o.algorithm;
   options.tree = map::tree_choice(o.tree);
@@ -85,14 +91,19 @@ int run_map(const MapCommandOptions &o) {
   options.intra_node = !o.no_intra;
   options.refine = !o.no_refine;
   options.seed = o.seed;
+  options.progress = progress.fn();
+  progress.stage("mapping " + std::to_string(problem.graph.num_vertices()) + " processes with " + o.algorithm);
   map::MapResult result = map::map_processes(problem, options);
+  progress.stage("metrics of the mapping and of identity");
   map::Metrics metrics = map::evaluate(problem, result.slot_of_process);
   map::Metrics identity = map::evaluate(problem, map::identity_placement(problem));
+  progress.stage("writing the outputs");
   write_outputs(o, problem, result, metrics, identity);
   if (o.json)
     print_json(map::map_report_json(problem, result, metrics, identity));
   else
     print_text(problem, result, metrics, identity);
+  progress.stage("done");
   return 0;
 }
 
@@ -142,6 +153,7 @@ CommandRunner add_map_command(CLI::App &app) {
   add_json_flag(*cmd, o->json);
   cmd->footer("Metrics are computed on the routes the fabric uses (forwarding tables when loaded) for the\n"
               "mapping and for identity (rank i on slot i, hosts in allocation order). See docs/mapping.md.\n"
+              "A run longer than progress_after_s (1 s) shows its stages on stderr if that is a terminal.\n"
               "Example: canopy map --graph app.graph --fabric dump/current --hosts job.hosts --ppn 16 \\\n"
               "           --node-topology 'pack:2 core:8 pu:2' --algorithm rt --rankfile job.rankfile \\\n"
               "           --heatmap matrix.svg --draw-load loads.svg");
