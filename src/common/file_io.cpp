@@ -43,26 +43,39 @@ std::string read_file(const std::string &path) {
 }
 
 void write_file_atomic(const std::string &path, const std::string &content) {
-  std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw io_error("cannot create", tmp);
+  AtomicFile file(path);
+  file.write(content);
+  file.commit();
+}
+
+AtomicFile::AtomicFile(std::string path) : path_(std::move(path)), tmp_(path_ + ".tmp." + std::to_string(::getpid())) {
+  fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw io_error("cannot create", tmp_);
+}
+
+AtomicFile::~AtomicFile() {
+  if (fd_ < 0) return;  // committed
+  ::close(fd_);
+  ::unlink(tmp_.c_str());
+}
+
+void AtomicFile::write(const std::string &data) {
   size_t done = 0;
-  while (done < content.size()) {
-    ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+  while (done < data.size()) {
+    ssize_t n = ::write(fd_, data.data() + done, data.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      Error error = io_error("cannot write", tmp);
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      throw error;
-    }
+    if (n < 0) throw io_error("cannot write", tmp_);
     done += static_cast<size_t>(n);
   }
-  bool ok = ::fsync(fd) == 0;
-  ok = ::close(fd) == 0 && ok;
-  if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
-    Error error = io_error("cannot write", path);
-    ::unlink(tmp.c_str());
+}
+
+void AtomicFile::commit() {
+  bool ok = ::fsync(fd_) == 0;
+  ok = ::close(fd_) == 0 && ok;
+  fd_ = -1;
+  if (!ok || ::rename(tmp_.c_str(), path_.c_str()) != 0) {
+    Error error = io_error("cannot write", path_);
+    ::unlink(tmp_.c_str());
     throw error;
   }
 }

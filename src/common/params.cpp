@@ -73,7 +73,7 @@ const std::vector<ParamDef> kRegistry = {
     {"map_fabric", ParamType::String, "",
      "Topology source (as canopy map --fabric takes it) that MPI task mapping loads on rank 0; empty: the job's hosts on a single switch."},
     {"progress_after_s", ParamType::Double, "1",
-     "Seconds a long command (canopy map) runs before it shows its stages on stderr, when stderr is a terminal; 0: from the start."},
+     "Seconds a long command (canopy map, canopy topo --simgrid) runs before it shows its stages on stderr, when stderr is a terminal; 0: from the start."},
     {"reduce_algorithm", ParamType::String, "",
      "Force the Reduce algorithm by name; empty: selection rules."},
     {"scatter_algorithm", ParamType::String, "",

@@ -13,6 +13,31 @@
 namespace canopy::topo {
 namespace {
 
+// Where the platform's text goes: one string (simgrid_platform_xml), or a file a
+// few megabytes at a time (write_simgrid_platform). The routes grow with the
+// square of the hosts -- 1.2 GB of text for 2,048 hosts -- and need not sit in
+// memory on their way to the file.
+class XmlOut {
+ public:
+  explicit XmlOut(AtomicFile *file = nullptr) : file_(file) {}
+  XmlOut &operator+=(const std::string &text) {
+    text_ += text;
+    if (file_ && text_.size() >= kChunk) flush();
+    return *this;
+  }
+  void flush() {
+    if (!file_) return;
+    file_->write(text_);
+    text_.clear();
+  }
+  std::string take() { return std::move(text_); }
+
+ private:
+  static constexpr size_t kChunk = size_t{4} << 20;
+  AtomicFile *file_;
+  std::string text_;
+};
+
 std::string xml_escaped(const std::string &s) {
   std::string out;
   out.reserve(s.size());
@@ -103,13 +128,13 @@ bool mirrored(const RouteTable &t, size_t i, size_t j) {
 
 // One <route> (flat) or <zoneRoute> (between node zones): @p head is the element
 // name with its src/dst(/gateway) attributes.
-void append_route(std::string &xml, const std::string &head, const LinkUse *uses, size_t len, bool symmetrical) {
-  xml += "  <" + head + " symmetrical=\"" + (symmetrical ? "YES" : "NO") + "\">";
+void append_route(XmlOut &out, const std::string &head, const LinkUse *uses, size_t len, bool symmetrical) {
+  std::string xml = "  <" + head + " symmetrical=\"" + (symmetrical ? "YES" : "NO") + "\">";
   for (size_t k = 0; k < len; ++k) {
     xml += "<link_ctn id=\"l" + std::to_string(uses[k] >> 1) + "\" direction=\"";
     xml += (uses[k] & 1) ? "DOWN\"/>" : "UP\"/>";
   }
-  xml += "</" + head.substr(0, head.find(' ')) + ">\n";
+  out += xml + "</" + head.substr(0, head.find(' ')) + ">\n";
 }
 
 void validate_node_model(const SimgridNodeModel &m) {
@@ -202,21 +227,25 @@ std::string fabric_links(const Topology &topo, const SimgridOptions &o) {
 // Every ordered pair of exported hosts, one element per route or per mirrored
 // pair of routes; @p head_of gives the element head for (i, j).
 template <typename Head>
-void append_routes(std::string &xml, const RouteTable &routes, Head head_of, SimgridPlatformStats &st) {
-  for (size_t i = 0; i < routes.n; ++i)
+void append_routes(XmlOut &out, const RouteTable &routes, Head head_of, const SimgridOptions &o,
+                   SimgridPlatformStats &st) {
+  size_t step = std::max<size_t>(routes.n / 10, 1);
+  for (size_t i = 0; i < routes.n; ++i) {
+    if (o.progress && i % step == 0)
+      o.progress("writing the routes from host " + std::to_string(i + 1) + " of " + std::to_string(routes.n));
     for (size_t j = 0; j < routes.n; ++j) {
       if (i == j) continue;  // flat: SimGrid's loopback link; per-core: inside the node zone
       bool symmetrical = mirrored(routes, i, j);
       if (symmetrical && j < i) continue;  // written with (j, i)
-      append_route(xml, head_of(i, j), routes.begin(i, j), routes.size(i, j), symmetrical);
+      append_route(out, head_of(i, j), routes.begin(i, j), routes.size(i, j), symmetrical);
       ++st.routes;
       st.symmetric_routes += symmetrical;
     }
+  }
 }
 
-std::string flat_zone(const Topology &topo, const SimgridOptions &o, const std::vector<int> &hosts,
-                      const RouteTable &routes, SimgridPlatformStats &st) {
-  std::string xml;
+void flat_zone(XmlOut &xml, const Topology &topo, const SimgridOptions &o, const std::vector<int> &hosts,
+               const RouteTable &routes, SimgridPlatformStats &st) {
   std::vector<std::string> ids;
   for (int h : hosts) {
     ids.push_back(xml_escaped(simgrid_host_id(topo, h)));
@@ -225,10 +254,9 @@ std::string flat_zone(const Topology &topo, const SimgridOptions &o, const std::
   for (const std::string &id : router_ids(topo)) xml += "  <router id=\"" + xml_escaped(id) + "\"/>\n";
   xml += fabric_links(topo, o);
   append_routes(xml, routes, [&](size_t i, size_t j) { return "route src=\"" + ids[i] + "\" dst=\"" + ids[j] + "\""; },
-                st);
+                o, st);
   st.routers = topo.switches().size();
   st.hosts = hosts.size();
-  return xml;
 }
 
 // Inside one node zone: a route as link ids with directions ("" for a shared link).
@@ -302,9 +330,9 @@ class NodeZone {
 // Zones must precede links, and a zone holding zones holds no hosts or routers
 // (SimGrid's DTD): node zones, then the fabric's cables, then the zoneRoutes
 // between node gateways. The switches are named in the cables' "ends".
-std::string nested_zones(const Topology &topo, const SimgridOptions &o, const std::vector<int> &hosts,
-                         const RouteTable &routes, SimgridPlatformStats &st) {
-  std::string xml = "  <prop id=\"canopy_node\" value=\"" + xml_escaped(o.node->spec) + "\"/>\n";
+void nested_zones(XmlOut &xml, const Topology &topo, const SimgridOptions &o, const std::vector<int> &hosts,
+                  const RouteTable &routes, SimgridPlatformStats &st) {
+  xml += "  <prop id=\"canopy_node\" value=\"" + xml_escaped(o.node->spec) + "\"/>\n";
   std::vector<std::string> ids, nics;
   for (int h : hosts) {
     ids.push_back(xml_escaped(simgrid_host_id(topo, h)));
@@ -318,9 +346,32 @@ std::string nested_zones(const Topology &topo, const SimgridOptions &o, const st
                   return "zoneRoute src=\"" + ids[i] + "\" dst=\"" + ids[j] + "\" gw_src=\"" + nics[i] +
                          "\" gw_dst=\"" + nics[j] + "\"";
                 },
-                st);
+                o, st);
   st.hosts = hosts.size() * o.node->core_package.size();
-  return xml;
+}
+
+// The whole platform into @p xml.
+SimgridPlatformStats write_platform(const Topology &topo, const SimgridOptions &options, XmlOut &xml) {
+  validate(topo, options);
+  SimgridPlatformStats st;
+  std::vector<int> hosts = exported_hosts(topo, options, st);
+  if (options.progress) options.progress("routes between the " + std::to_string(hosts.size()) + " hosts");
+  RouteTable routes = all_routes(topo, hosts, PortLinks(topo));
+
+  // Provenance as zone properties, not a comment: a path may hold "--", which
+  // no XML comment may contain.
+  xml += "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+         "<platform version=\"4.1\">\n<zone id=\"fabric\" routing=\"Full\">\n"
+         "  <prop id=\"canopy_source\" value=\"" + xml_escaped(topo.source()) + "\"/>\n"
+         "  <prop id=\"canopy_routes\" value=\"" + route_method_name(route_method(topo)) + "\"/>\n";
+  if (options.node)
+    nested_zones(xml, topo, options, hosts, routes, st);
+  else
+    flat_zone(xml, topo, options, hosts, routes, st);
+  xml += "</zone>\n</platform>\n";
+  st.nodes = hosts.size();
+  st.links = topo.links().size();
+  return st;
 }
 
 }  // namespace
@@ -335,30 +386,19 @@ std::string simgrid_core_host_id(const Topology &topo, int host, int core) {
 }
 
 std::string simgrid_platform_xml(const Topology &topo, const SimgridOptions &options, SimgridPlatformStats *stats) {
-  validate(topo, options);
-  SimgridPlatformStats st;
-  std::vector<int> hosts = exported_hosts(topo, options, st);
-  RouteTable routes = all_routes(topo, hosts, PortLinks(topo));
-
-  // Provenance as zone properties, not a comment: a path may hold "--", which
-  // no XML comment may contain.
-  std::string xml =
-      "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
-      "<platform version=\"4.1\">\n<zone id=\"fabric\" routing=\"Full\">\n"
-      "  <prop id=\"canopy_source\" value=\"" + xml_escaped(topo.source()) + "\"/>\n"
-      "  <prop id=\"canopy_routes\" value=\"" + route_method_name(route_method(topo)) + "\"/>\n";
-  xml += options.node ? nested_zones(topo, options, hosts, routes, st) : flat_zone(topo, options, hosts, routes, st);
-  xml += "</zone>\n</platform>\n";
-  st.nodes = hosts.size();
-  st.links = topo.links().size();
+  XmlOut xml;
+  SimgridPlatformStats st = write_platform(topo, options, xml);
   if (stats) *stats = st;
-  return xml;
+  return xml.take();
 }
 
 SimgridPlatformStats write_simgrid_platform(const Topology &topo, const SimgridOptions &options,
                                             const std::string &path) {
-  SimgridPlatformStats stats;
-  write_file_atomic(path, simgrid_platform_xml(topo, options, &stats));
+  AtomicFile file(path);
+  XmlOut xml(&file);
+  SimgridPlatformStats stats = write_platform(topo, options, xml);
+  xml.flush();
+  file.commit();
   return stats;
 }
 

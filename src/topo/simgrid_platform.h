@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "common/progress.h"
 #include "topo/topology.h"
 
 namespace canopy::topo {
@@ -38,6 +39,7 @@ struct SimgridOptions {
   int host_cores = 1;            // flat platform only: cores per SimGrid host
   std::vector<int> hosts;        // topology nodes to export (an allocation); empty: every cabled host
   std::optional<SimgridNodeModel> node;  // set: one SimGrid host per core, nested zones
+  ProgressFn progress{};                 // told the stages of a long export (routes, every tenth of the hosts)
 };
 
 struct SimgridPlatformStats {
@@ -53,7 +55,8 @@ struct SimgridPlatformStats {
 std::string simgrid_platform_xml(const Topology &topo, const SimgridOptions &options,
                                  SimgridPlatformStats *stats = nullptr);
 
-/** simgrid_platform_xml() written to @p path atomically (nothing is left on error). */
+/** simgrid_platform_xml() written to @p path atomically (nothing is left on
+    error), streamed: the text is never whole in memory. */
 SimgridPlatformStats write_simgrid_platform(const Topology &topo, const SimgridOptions &options,
                                             const std::string &path);
 

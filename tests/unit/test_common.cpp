@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <fstream>
 
+#include <unistd.h>
+
 #include "canopy/config.h"
 #include "common/error.h"
 #include "common/file_io.h"
@@ -78,6 +80,26 @@ TEST(FileIo, AtomicWriteReplacesAndReadReportsMissingFiles) {
   EXPECT_EQ(guard([] { read_file("/nonexistent/canopy"); }), CANOPY_ERR_IO);
   EXPECT_NE(std::string(canopy_last_error()).find("/nonexistent/canopy"), std::string::npos);
   EXPECT_EQ(guard([] { write_file_atomic("/nonexistent/dir/out.txt", "x"); }), CANOPY_ERR_IO);
+}
+
+TEST(FileIo, AtomicFileAppearsOnlyOnCommit) {
+  std::string path = ::testing::TempDir() + "canopy_atomic_pieces.txt";
+  write_file_atomic(path, "old");
+  {
+    AtomicFile file(path);
+    file.write("new ");
+    file.write("text");
+    EXPECT_EQ(read_file(path), "old");  // not yet
+    file.commit();
+  }
+  EXPECT_EQ(read_file(path), "new text");
+  {
+    AtomicFile abandoned(path);  // an error on the way: destroyed before commit
+    abandoned.write("half");
+  }
+  EXPECT_EQ(read_file(path), "new text");
+  std::ifstream temporary(path + ".tmp." + std::to_string(::getpid()));
+  EXPECT_FALSE(temporary.good()) << "the temporary is removed";
 }
 
 TEST(Params, EveryParameterIsDocumented) {

@@ -161,6 +161,28 @@ TEST(SimgridPlatform, TorusRoutesAreDimensionOrder) {
   expect_faithful(topo, parse(simgrid_platform_xml(topo, {})));
 }
 
+// Written to a file the platform goes out in chunks (4 MiB); it must be the very
+// text simgrid_platform_xml returns, and a long export tells its progress.
+TEST(SimgridPlatform, StreamedFileIsTheSameTextAndTellsItsProgress) {
+  std::string torus = "dims 6 6 6\n";
+  for (int i = 0; i < 216; ++i)
+    torus += "host t" + std::to_string(i) + " " + std::to_string(i % 6) + " " + std::to_string(i / 6 % 6) + " " +
+             std::to_string(i / 36) + "\n";
+  Topology topo = load_torus(torus, "6x6x6.torus");
+  std::string xml = simgrid_platform_xml(topo, {});
+  ASSERT_GT(xml.size(), size_t{8} << 20) << "several chunks";
+  SimgridOptions options;
+  std::vector<std::string> stages;
+  options.progress = [&](const std::string &stage) { stages.push_back(stage); };
+  test::TempDir dir;
+  write_simgrid_platform(topo, options, dir / "torus.xml");
+  EXPECT_TRUE(read_file(dir / "torus.xml") == xml);
+  ASSERT_EQ(stages.size(), 12u);  // the routes, then hosts 1, 22, 43, ..., 211 (a tenth of 216 apart)
+  EXPECT_EQ(stages[0], "routes between the 216 hosts");
+  EXPECT_EQ(stages[1], "writing the routes from host 1 of 216");
+  EXPECT_EQ(stages[11], "writing the routes from host 211 of 216");
+}
+
 TEST(SimgridPlatform, SharedHostNamesGetTheirGuid) {
   test::FabricBuilder b;
   int sw = b.add_switch("sw");

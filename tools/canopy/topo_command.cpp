@@ -10,6 +10,7 @@
 #include "common/error.h"
 #include "common/file_io.h"
 #include "common/params.h"
+#include "common/progress.h"
 #include "common/text.h"
 #include "map/machine.h"
 #include "topo/drawing.h"
@@ -94,12 +95,22 @@ int run_topo(const TopoOptions &o) {
   }
   if (o.source.empty() && o.node_option->count() > 0) return run_node(o);
   if (o.source.empty()) throw Error(CANOPY_ERR_INVALID_ARG, "a SOURCE (or --node SPEC) is required (see --help)");
+  Progress progress("canopy topo");
+  progress.stage("loading " + o.source);
   topo::Topology topo = topo::load_topology(o.source);
-  if (!o.svg.empty()) topo::render_svg(topo::fabric_dot(topo), o.svg);
+  if (!o.svg.empty()) {
+    progress.stage("drawing " + o.svg);
+    topo::render_svg(topo::fabric_dot(topo), o.svg);
+  }
   topo::SimgridPlatformStats platform;
   if (o.simgrid.empty() && (!o.simgrid_cores.empty() || !o.simgrid_hosts.empty()))
     throw Error(CANOPY_ERR_INVALID_ARG, "--simgrid-cores and --simgrid-hosts need --simgrid FILE");
-  if (!o.simgrid.empty()) platform = topo::write_simgrid_platform(topo, simgrid_options(o, topo), o.simgrid);
+  if (!o.simgrid.empty()) {
+    topo::SimgridOptions options = simgrid_options(o, topo);
+    options.progress = progress.fn();
+    platform = topo::write_simgrid_platform(topo, options, o.simgrid);
+  }
+  progress.stage("summary");
   if (o.dot) {
     std::cout << topo::fabric_dot(topo);
   } else if (o.json) {
@@ -112,6 +123,7 @@ int run_topo(const TopoOptions &o) {
                   o.simgrid.c_str(), platform.hosts, platform.nodes, platform.routers, platform.links, platform.routes,
                   platform.symmetric_routes);
   }
+  progress.stage("done");
   return 0;
 }
 
