@@ -12,6 +12,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ibtracert  # noqa: E402
+from terminal import run_on_terminal  # noqa: E402
 
 BIN, DATA = sys.argv[1], sys.argv[2]
 DUMP = os.path.join(DATA, "two-switch-dump")
@@ -169,6 +170,10 @@ def test_simgrid():
         check("simgrid into a missing directory fails cleanly", r.returncode == 1 and "other.xml" in r.stderr, r.stderr)
         r = canopy("topo", DUMP, "--simgrid", os.path.join(d, "x.xml"), "--host-cores", "0")
         check("simgrid --host-cores 0 is an error", r.returncode == 1 and "cores" in r.stderr, r.stderr)
+        code, _, shown = run_on_terminal([os.path.join(BIN, "canopy"), "topo", DUMP, "--simgrid", xml],
+                                         dict(os.environ, CANOPY_PROGRESS_AFTER_S="0"))
+        check("simgrid: progress on a terminal", code == 0 and "] routes between the 4 hosts\n" in shown and
+              "] writing the routes from host 4 of 4\n" in shown and shown.endswith("] done\n"), shown)
         check("no half-written platform left", sorted(os.listdir(d)) == ["fabric.xml"], os.listdir(d))
 
 

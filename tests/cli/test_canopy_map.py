@@ -8,7 +8,6 @@ coloured by link load).
 Usage: test_canopy_map.py BIN_DIR"""
 import json
 import os
-import pty
 import re
 import shutil
 import subprocess
@@ -16,6 +15,9 @@ import sys
 import tempfile
 import time
 import xml.etree.ElementTree as ElementTree
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from terminal import run_on_terminal  # noqa: E402
 
 BIN = sys.argv[1]
 failures = []
@@ -356,22 +358,7 @@ def test_picture_errors():
 
 
 def on_terminal(*args, env):
-    """canopy map with stderr on a pseudo-terminal; returns (exit code, stdout, what the terminal showed)."""
-    controller, terminal = pty.openpty()
-    r = subprocess.run([os.path.join(BIN, "canopy"), "map", *args], stdout=subprocess.PIPE, stderr=terminal,
-                       text=True, timeout=120, env=env)
-    os.close(terminal)
-    shown = b""
-    while True:
-        try:
-            chunk = os.read(controller, 4096)
-        except OSError:  # EIO: the terminal is closed and everything was read
-            break
-        if not chunk:
-            break
-        shown += chunk
-    os.close(controller)
-    return r.returncode, r.stdout, shown.decode().replace("\r\n", "\n")
+    return run_on_terminal([os.path.join(BIN, "canopy"), "map", *args], env)
 
 
 def test_progress():
@@ -392,6 +379,12 @@ def test_progress():
     check("progress: a quick run shows nothing", code == 0 and shown == "", shown)
     r = canopy(*base, env=dict(os.environ, CANOPY_PROGRESS_AFTER_S="0"))
     check("progress: nothing when stderr is not a terminal", r.returncode == 0 and r.stderr == "", r.stderr)
+    mtx = write("p.mtx", "%%MatrixMarket matrix coordinate pattern symmetric\n16 16 15\n" +
+                "".join(f"{i + 2} {i + 1}\n" for i in range(15)))
+    code, _, shown = on_terminal("--graph", mtx, "--parts", "8", "--fabric", TORUS, "--hosts", TORUS_HOSTS, "--ppn",
+                                 "1", env=dict(os.environ, CANOPY_PROGRESS_AFTER_S="0"))
+    check("progress: the matrix's row split is a stage", code == 0 and
+          "] splitting the 16 rows into 8 processes (METIS)\n" in shown, shown)
 
 
 for test in (test_help, test_all_algorithms_and_outputs, test_fat_tree_tree_choice, test_scotch, test_graph_formats,

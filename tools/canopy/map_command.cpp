@@ -28,9 +28,8 @@ struct MapCommandOptions {
 };
 
 map::Problem load_problem(const MapCommandOptions &o, Progress &progress) {
-  progress.stage("reading the graph " + o.graph +
-                 (o.parts > 0 ? ", its rows split into " + std::to_string(o.parts) + " processes (METIS)" : ""));
-  map::CommGraph graph = map::load_comm_graph(o.graph, {o.parts, o.seed});
+  progress.stage("reading the graph " + o.graph);
+  map::CommGraph graph = map::load_comm_graph(o.graph, {o.parts, o.seed, progress.fn()});
   progress.stage("loading the fabric " + o.fabric);
   auto topology = std::make_shared<const topo::Topology>(topo::load_topology(o.fabric));
   std::vector<int> hosts = map::allocation_hosts(*topology, read_file(o.hosts), o.hosts);

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/progress.h"
 #include "map/comm_graph.h"
 
 namespace canopy::map {
@@ -32,6 +33,7 @@ CommGraph halo_exchange_graph(const CommGraph &matrix, const std::vector<int> &p
 struct GraphLoadOptions {
   int parts = 0;  // MatrixMarket input: the number of processes (required there)
   int seed = 1;   // METIS seed for the row partition
+  ProgressFn progress{};  // told when the rows are being split (that can take long)
 };
 
 /** Loads "FORMAT:PATH" (metis, edges, mtx) or PATH, whose format is taken from
