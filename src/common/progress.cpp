@@ -9,9 +9,9 @@
 namespace canopy {
 
 Progress::Progress(std::string tool) : tool_(std::move(tool)), start_(Clock::now()), current_since_(start_) {
+  double after_s = param_double("progress_after_s");  // a bad value is an error, terminal or not
   terminal_ = isatty(STDERR_FILENO) == 1;
   if (!terminal_) return;
-  double after_s = param_double("progress_after_s");
   if (after_s <= 0) {
     showing_ = true;
     return;
