@@ -53,8 +53,6 @@ struct Options {
   int ppn = 16, parts = 0, seed = 1;
 };
 
-bool uses_seed(const std::string &algorithm) { return algorithm == "rt" || algorithm == "rb" || algorithm == "scotch"; }
-
 // The seeds of --seeds (default: --seed), each a non-negative integer.
 std::vector<int> mapping_seeds(const Options &o) {
   if (o.seeds.empty()) return {o.seed};
@@ -191,15 +189,15 @@ int run(const Options &o) {
   for (std::string_view field : canopy::split(o.algorithms, ',')) {
     std::string name(field);
     bool known_name = std::find(known.begin(), known.end(), name) != known.end();
-    for (int seed : uses_seed(name) ? seeds : std::vector<int>{seeds[0]}) {
+    for (int seed : map::seeded_algorithm(name) ? seeds : std::vector<int>{seeds[0]}) {
       json j;
       if (!known_name)
         j = {{"skipped", name + " is not an algorithm of this build (it has " + known_list + ")"}};
       else
         j = run_in_child(problem, name, seed);
-      print_progress(uses_seed(name) && seeds.size() > 1 ? name + " " + std::to_string(seed) : name, j);
+      print_progress(map::seeded_algorithm(name) && seeds.size() > 1 ? name + " " + std::to_string(seed) : name, j);
       j["algorithm"] = name;
-      if (uses_seed(name)) j["seed"] = seed;
+      if (map::seeded_algorithm(name)) j["seed"] = seed;
       j["instance"] = o.instance;
       j["machine"] = o.machine;
       j["processes"] = problem.graph.num_vertices();

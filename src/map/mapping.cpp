@@ -266,6 +266,10 @@ const std::vector<std::string> &algorithm_names() {
   return names;
 }
 
+bool seeded_algorithm(const std::string &algorithm) {
+  return algorithm == "rt" || algorithm == "rb" || algorithm == "scotch";
+}
+
 std::vector<int> identity_placement(const Problem &p) {
   std::vector<int> slots(static_cast<size_t>(p.graph.num_vertices()));
   std::iota(slots.begin(), slots.end(), 0);

@@ -81,6 +81,10 @@ struct MapResult {
 /** identity, block, greedy, rt, rb, scotch. */
 const std::vector<std::string> &algorithm_names();
 
+/** Whether the seed (MapOptions::seed) chooses @p algorithm's hosts: rt and rb
+    (METIS), scotch. Greedy, identity and block place the same for any seed. */
+bool seeded_algorithm(const std::string &algorithm);
+
 /** Maps the processes of @p problem. Throws Error(INVALID_ARG) for an unknown
     algorithm, more processes than slots, or rb without coordinates. */
 MapResult map_processes(const Problem &problem, const MapOptions &options);

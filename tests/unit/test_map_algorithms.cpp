@@ -291,6 +291,27 @@ TEST(MappingProperties, SameSeedSameMapping) {
   EXPECT_EQ(map_processes(p, {"rt"}).slot_of_process, map_processes(p, {"rt"}).slot_of_process);
 }
 
+// The benchmark runs an unseeded algorithm once for all seeds: its hosts must not depend on the seed.
+TEST(MappingProperties, UnseededAlgorithmsIgnoreTheSeed) {
+  auto topo = test::fat_tree(4, 4, 2);
+  Problem p = problem_on(topo, all_hosts(*topo, 9), 4, test::random_graph(64, 200, 4));
+  auto hosts = [&](const std::string &algorithm, int seed) {
+    MapOptions o;
+    o.algorithm = algorithm;
+    o.seed = seed;
+    std::vector<int> host_of;
+    for (int slot : map_processes(p, o).slot_of_process) host_of.push_back(p.machine.host_of_slot(slot));
+    return host_of;
+  };
+  int seeded = 0;
+  for (const std::string &a : algorithm_names()) {
+    seeded += seeded_algorithm(a);
+    if (!seeded_algorithm(a))
+      for (int seed : {2, 7}) EXPECT_EQ(hosts(a, 1), hosts(a, seed)) << a << " seed " << seed;
+  }
+  EXPECT_EQ(seeded, 3);  // rt, rb, scotch
+}
+
 TEST(Outputs, LauncherFiles) {
   auto topo = test::fat_tree(1, 2, 1);
   Problem p = problem_on(topo, all_hosts(*topo), 2, test::random_graph(3, 3, 1));
