@@ -17,6 +17,11 @@ namespace canopy {
 /** Told the name of each stage as it begins. */
 using ProgressFn = std::function<void(const std::string &stage)>;
 
+/** Tells @p progress that @p stage begins, if anyone listens. */
+inline void report(const ProgressFn &progress, const std::string &stage) {
+  if (progress) progress(stage);
+}
+
 class Progress {
  public:
   /** Lines start with @p tool. Nothing is shown unless stderr is a terminal. */

@@ -24,10 +24,6 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-void report(const MapOptions &o, const std::string &stage) {
-  if (o.progress) o.progress(stage);
-}
-
 // CPU time of this process: on a shared machine the wall clock also counts the others.
 double cpu_seconds() {
   timespec t{};
@@ -109,7 +105,7 @@ void orient_groups(const CommGraph &groups, const TopologyTree &tree, const Mach
 // joining breaking its ties differently) and the best kept.
 std::vector<int> flat_group_hosts(const CommGraph &padded, const Machine &m, const MapOptions &o, MapResult &result) {
   auto start = Clock::now();
-  report(o, "METIS k-way into " + std::to_string(m.num_hosts()) + " host groups");
+  report(o.progress, "METIS k-way into " + std::to_string(m.num_hosts()) + " host groups");
   std::vector<int> group = partition_exact(padded, std::vector<int>(static_cast<size_t>(m.num_hosts()), m.slots_per_host()), o.seed);
   CommGraph groups = padded.quotient(group, m.num_hosts());
   result.seconds["partition"] = seconds_since(start);
@@ -153,7 +149,7 @@ std::vector<int> tree_group_hosts(const CommGraph &padded, const Machine &m, con
       map_on_tree(coarsest, tree, o.seed, m.slots_per_host() >> result.coarsening_levels, &m.hop_matrix(), o.progress);
   for (size_t level = levels.graphs.size(); level-- > 0;) {
     if (o.refine) {
-      report(o, "refining the hosts of " + std::to_string(levels.graphs[level].num_vertices()) + " clusters");
+      report(o.progress, "refining the hosts of " + std::to_string(levels.graphs[level].num_vertices()) + " clusters");
       refine_hosts(levels.graphs[level], m, host_of);
     }
     host_of = hosts_of_members(levels.cluster[level], host_of);
@@ -161,7 +157,7 @@ std::vector<int> tree_group_hosts(const CommGraph &padded, const Machine &m, con
   result.seconds["map"] = seconds_since(start);
   if (o.refine) {
     start = Clock::now();
-    report(o, "orienting the host groups");
+    report(o.progress, "orienting the host groups");
     std::vector<int> host_of_group(static_cast<size_t>(m.num_hosts()));
     std::iota(host_of_group.begin(), host_of_group.end(), 0);
     orient_groups(padded.quotient(host_of, m.num_hosts()), tree, m, host_of_group);
@@ -224,19 +220,19 @@ std::vector<int> canopy_placement(const Problem &p, const MapOptions &o, MapResu
   std::vector<int> host_of;
   if (o.algorithm == "greedy") {
     auto greedy_start = Clock::now();
-    report(o, "greedy placement");
+    report(o.progress, "greedy placement");
     host_of = greedy_hosts(padded, m);
     result.seconds["map"] = seconds_since(greedy_start);
   } else {
     host_of = tree_hosts(padded, m, o, result);
   }
   if (o.refine) {
-    report(o, "refinement: process swaps between hosts");
+    report(o.progress, "refinement: process swaps between hosts");
     host_of = refine_with_guard(padded, m, std::move(host_of), result);
   }
   auto intra_start = Clock::now();
   result.intra_node = o.intra_node && m.node().has_value();
-  if (result.intra_node) report(o, "intra-node mapping");
+  if (result.intra_node) report(o.progress, "intra-node mapping");
   std::optional<TopologyTree> tree;
   if (result.intra_node) tree = node_tree(*m.node());
   std::vector<int> slots = place_in_nodes(padded, m, host_of, tree ? &*tree : nullptr, o.seed);
@@ -300,7 +296,7 @@ MapResult map_processes(const Problem &p, const MapOptions &o) {
   if (o.algorithm == "identity" || o.algorithm == "block") {
     slots = o.algorithm == "identity" ? identity_placement(p) : block_placement(p);
   } else if (o.algorithm == "scotch") {
-    report(o, "Scotch static mapping");
+    report(o.progress, "Scotch static mapping");
     ScotchMapping scotch = scotch_map(p.graph.padded(m.num_slots()), m, o.seed);
     result.target = scotch.target;
     result.seconds["map"] = seconds_since(start);

@@ -231,8 +231,8 @@ void append_routes(XmlOut &out, const RouteTable &routes, Head head_of, const Si
                    SimgridPlatformStats &st) {
   size_t step = std::max<size_t>(routes.n / 10, 1);
   for (size_t i = 0; i < routes.n; ++i) {
-    if (o.progress && i % step == 0)
-      o.progress("writing the routes from host " + std::to_string(i + 1) + " of " + std::to_string(routes.n));
+    if (i % step == 0)
+      report(o.progress, "writing the routes from host " + std::to_string(i + 1) + " of " + std::to_string(routes.n));
     for (size_t j = 0; j < routes.n; ++j) {
       if (i == j) continue;  // flat: SimGrid's loopback link; per-core: inside the node zone
       bool symmetrical = mirrored(routes, i, j);
@@ -355,7 +355,7 @@ SimgridPlatformStats write_platform(const Topology &topo, const SimgridOptions &
   validate(topo, options);
   SimgridPlatformStats st;
   std::vector<int> hosts = exported_hosts(topo, options, st);
-  if (options.progress) options.progress("routes between the " + std::to_string(hosts.size()) + " hosts");
+  report(options.progress, "routes between the " + std::to_string(hosts.size()) + " hosts");
   RouteTable routes = all_routes(topo, hosts, PortLinks(topo));
 
   // Provenance as zone properties, not a comment: a path may hold "--", which

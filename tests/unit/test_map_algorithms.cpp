@@ -306,8 +306,8 @@ TEST(MappingProperties, UnseededAlgorithmsIgnoreTheSeed) {
   int seeded = 0;
   for (const std::string &a : algorithm_names()) {
     seeded += seeded_algorithm(a);
-    if (!seeded_algorithm(a))
-      for (int seed : {2, 7}) EXPECT_EQ(hosts(a, 1), hosts(a, seed)) << a << " seed " << seed;
+    if (seeded_algorithm(a)) continue;
+    for (int seed : {2, 7}) EXPECT_EQ(hosts(a, 1), hosts(a, seed)) << a << " seed " << seed;
   }
   EXPECT_EQ(seeded, 3);  // rt, rb, scotch
 }

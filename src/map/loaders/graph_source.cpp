@@ -34,9 +34,8 @@ CommGraph partitioned_matrix(const CommGraph &rows, const std::string &path, con
   // Near-equal row blocks, as an application would split its matrix.
   std::vector<int> sizes(static_cast<size_t>(options.parts), rows.num_vertices() / options.parts);
   for (int p = 0; p < rows.num_vertices() % options.parts; ++p) ++sizes[static_cast<size_t>(p)];
-  if (options.progress)
-    options.progress("splitting the " + std::to_string(rows.num_vertices()) + " rows into " +
-                     std::to_string(options.parts) + " processes (METIS)");
+  report(options.progress, "splitting the " + std::to_string(rows.num_vertices()) + " rows into " +
+                               std::to_string(options.parts) + " processes (METIS)");
   return halo_exchange_graph(rows, partition_exact(rows, sizes, options.seed), options.parts);
 }
 
