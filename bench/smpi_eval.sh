@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The paper's evaluation (hierarchical task mapping, Sec. 5) in SimGrid SMPI:
-# communication time of a halo exchange (halo3d) and a sparse-matrix exchange
-# (spmv_pattern on a 27-point stencil matrix) under the system default
+# communication time of a halo exchange (halo3d) and sparse-matrix exchanges
+# (spmv_pattern on a 27-point stencil matrix, and on an irregular matrix split
+# into the ranks by METIS, as the paper's F1/audikw_1) under the system default
 # placement (identity), inter-node mapping only (rt, intra-node off) and
 # inter+intra-node mapping (rt+intra), at several rank counts, on a scattered
 # allocation of a generated fat tree. Each job's allocation is exported with
@@ -20,8 +21,11 @@ Usage: bench/smpi_eval.sh [OPTIONS]
   --levels 2|3       fat-tree levels (default 3)
   --radix K          switch radix (default 16)
   --seed S           seed of the scattered allocation (default 1)
-  --patterns LIST    halo3d,spmv (default both)
+  --patterns LIST    halo3d,spmv,mesh (default all three)
   --bytes N          halo3d face / stencil face message size (default 65536)
+  --mesh-rows N      mesh: rows of the matrix (bench_gen_mesh's graded 3D mesh, 10 neighbours;
+                     default 262144), split into the ranks by METIS; 8 bytes per row sent
+  --mesh-seed S      mesh: seed of the matrix and of its METIS split (default 1)
   --iters N          timed exchange steps (default 3; 1 warm-up step)
   --placements LIST  identity,rt,rt+intra (default all three)
   --out DIR          work directory (default /tmp/canopy-smpi-eval); fabric and platforms reused
@@ -34,13 +38,14 @@ USAGE
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(dirname "$HERE")"
 RANKS_LIST=256,512,1024 PPN=16 NODE='pack:2 core:8 pu:1' FABRIC_HOSTS=512 LEVELS=3 RADIX=16 SEED=1
-PATTERNS=halo3d,spmv BYTES=65536 ITERS=3 PLACEMENTS=identity,rt,rt+intra OUT=/tmp/canopy-smpi-eval
+PATTERNS=halo3d,spmv,mesh BYTES=65536 MESH_ROWS=262144 MESH_SEED=1 ITERS=3 PLACEMENTS=identity,rt,rt+intra OUT=/tmp/canopy-smpi-eval
 CANOPY="$ROOT/build/bin/canopy"
 while [ $# -gt 0 ]; do
   case "$1" in
     --ranks) RANKS_LIST="${2-}" ;; --ppn) PPN="${2-}" ;; --node) NODE="${2-}" ;;
     --fabric-hosts) FABRIC_HOSTS="${2-}" ;; --levels) LEVELS="${2-}" ;; --radix) RADIX="${2-}" ;;
     --seed) SEED="${2-}" ;; --patterns) PATTERNS="${2-}" ;; --bytes) BYTES="${2-}" ;; --iters) ITERS="${2-}" ;;
+    --mesh-rows) MESH_ROWS="${2-}" ;; --mesh-seed) MESH_SEED="${2-}" ;;
     --placements) PLACEMENTS="${2-}" ;; --out) OUT="${2-}" ;; --canopy) CANOPY="${2-}" ;;
     -h|--help) usage; exit 0 ;;
     *) echo "smpi_eval: error: unknown option $1 (see --help)" >&2; exit 2 ;;
@@ -51,6 +56,8 @@ die() { echo "smpi_eval: error: $*" >&2; exit 1; }
 say() { echo "[smpi_eval $(date +%H:%M:%S) load $(cut -d' ' -f1 /proc/loadavg)] $*" >&2; }
 command -v smpicc >/dev/null && command -v smpirun >/dev/null || die "smpicc/smpirun not found (SimGrid SMPI)"
 [ -x "$CANOPY" ] || die "$CANOPY not built (cmake --build build --target canopy_tool)"
+GEN_MESH="$(dirname "$CANOPY")/bench_gen_mesh"
+case ",$PATTERNS," in *,mesh,*) [ -x "$GEN_MESH" ] || die "$GEN_MESH not built (cmake --build build --target bench_gen_mesh)" ;; esac
 now() { date +%s.%N; }
 since() { awk -v a="$(now)" -v b="$1" 'BEGIN{printf "%.1f", a-b}'; }
 mkdir -p "$OUT/bin"
@@ -123,14 +130,28 @@ for ranks in "${RANK_COUNTS[@]}"; do
         graph="$OUT/halo3d-$dims-$BYTES.edges"
         # halo3d sends BYTES each way to each grid neighbour: 2*BYTES per pair.
         python3 "$ROOT/scripts/gen_comm_graph.py" stencil --dims "$dims" --bytes $((2 * BYTES)) --format edges -o "$graph"
+        shape="grid $dims"
         args=(--dims "$dims" --bytes "$BYTES" --iters "$ITERS" --warmup 1)
         bench="$OUT/bin/halo3d" ;;
       spmv)
         graph="$OUT/stencil27-$dims-$BYTES.edges"
         python3 "$HERE/smpi_placement.py" stencil27 --dims "$dims" --bytes "$BYTES" -o "$graph"
+        shape="grid $dims"
         args=("$graph" --iters "$ITERS" --warmup 1)
         bench="$OUT/bin/spmv_pattern" ;;
-      *) die "unknown pattern '$pattern' (halo3d, spmv)" ;;
+      mesh)
+        matrix="$OUT/mesh-$MESH_ROWS-s$MESH_SEED.mtx"
+        [ -s "$matrix" ] || "$GEN_MESH" --points "$MESH_ROWS" --seed "$MESH_SEED" -o "$matrix" >&2 ||
+          die "bench_gen_mesh failed"
+        # The halo graph of the matrix split into the ranks (rank r: the r-th METIS part), as canopy maps it.
+        graph="$OUT/mesh-$MESH_ROWS-s$MESH_SEED-$ranks.edges"
+        [ -s "$graph" ] || "$CANOPY" map --graph "$matrix" --parts "$ranks" --seed "$MESH_SEED" --fabric "$FABRIC" \
+          --hosts "$JOB.hosts" --ppn "$PPN" --algorithm identity --process-graph "$graph" > /dev/null ||
+          die "canopy map could not split $matrix into $ranks ranks"
+        shape="$MESH_ROWS-row matrix"
+        args=("$graph" --iters "$ITERS" --warmup 1)
+        bench="$OUT/bin/spmv_pattern" ;;
+      *) die "unknown pattern '$pattern' (halo3d, spmv, mesh)" ;;
     esac
     identity_us=""
     for placement in "${PLACEMENT_LIST[@]}"; do
@@ -150,7 +171,7 @@ for ranks in "${RANK_COUNTS[@]}"; do
 import json,sys; j=json.load(open('$stem.json')); m=j['metrics']; i=j['identity']
 print('%.3f' % (m['hop_bytes']/i['hop_bytes'] if i['hop_bytes'] else 1), '%.1f' % ((m.get('cross_socket_bytes') or 0)/1e6))")
       load=$(cut -d' ' -f1 /proc/loadavg)
-      say "$pattern $ranks ranks ($nodes nodes, grid $dims): $placement: smpirun ..."
+      say "$pattern $ranks ranks ($nodes nodes, $shape): $placement: smpirun ..."
       t0=$(now)
       # SMPI exits 0 even after MPI_Abort: the result line is the proof of success.
       smpirun -np "$ranks" -platform "$JOB.xml" -hostfile "$stem.hosts" --cfg=smpi/simulate-computation:no \

@@ -50,7 +50,7 @@ void write_file_atomic(const std::string &path, const std::string &content) {
 
 AtomicFile::AtomicFile(std::string path) : path_(std::move(path)), tmp_(path_ + ".tmp." + std::to_string(::getpid())) {
   fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd_ < 0) throw io_error("cannot create", tmp_);
+  if (fd_ < 0) throw io_error("cannot create", path_);
 }
 
 AtomicFile::~AtomicFile() {
@@ -64,7 +64,7 @@ void AtomicFile::write(const std::string &data) {
   while (done < data.size()) {
     ssize_t n = ::write(fd_, data.data() + done, data.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw io_error("cannot write", tmp_);
+    if (n < 0) throw io_error("cannot write", path_);
     done += static_cast<size_t>(n);
   }
 }
@@ -78,6 +78,43 @@ void AtomicFile::commit() {
     ::unlink(tmp_.c_str());
     throw error;
   }
+}
+
+StagedFiles::~StagedFiles() {
+  for (const auto &[temporary, path] : files_)
+    if (!temporary.empty()) ::unlink(temporary.c_str());
+}
+
+void StagedFiles::add(const std::string &path, const std::function<void(const std::string &)> &write) {
+  size_t slash = path.rfind('/');
+  size_t name = slash == std::string::npos ? 0 : slash + 1;
+  std::string temporary = path.substr(0, name) + ".tmp." + std::to_string(::getpid()) + "." + path.substr(name);
+  files_.emplace_back(temporary, path);
+  try {
+    write(temporary);
+  } catch (const Error &e) {
+    std::string message = e.what();
+    for (size_t at; (at = message.find(temporary)) != std::string::npos;) message.replace(at, temporary.size(), path);
+    throw Error(e.status(), message);
+  }
+}
+
+void StagedFiles::commit() {
+  for (auto &[temporary, path] : files_) {
+    if (::rename(temporary.c_str(), path.c_str()) != 0) throw io_error("cannot write", path);
+    temporary.clear();  // nothing left to remove
+  }
+  files_.clear();
+}
+
+void check_output_path(const std::string &path) {
+  size_t slash = path.rfind('/');
+  std::string folder = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  if (!is_directory(folder)) {
+    errno = ENOENT;
+    throw io_error("cannot write", path + " (no folder " + folder + ")");
+  }
+  if (is_directory(path)) throw Error(CANOPY_ERR_IO, "cannot write " + path + ": it is a folder");
 }
 
 bool is_directory(const std::string &path) {

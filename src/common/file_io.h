@@ -1,7 +1,10 @@
 // Whole-file reading and atomic writing: a reader of our outputs never sees a
 // half-written file (write to a temporary beside it, fsync, rename).
 #pragma once
+#include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace canopy {
 
@@ -29,6 +32,32 @@ class AtomicFile {
   std::string path_, tmp_;
   int fd_ = -1;
 };
+
+/** Several output files that replace their paths together, or not at all: each
+    is written to a hidden temporary beside its path (same name ending, so
+    writers that go by the extension still work), and commit() renames them all
+    once every one is written. Destroyed before commit(), it removes them. */
+class StagedFiles {
+ public:
+  StagedFiles() = default;
+  ~StagedFiles();
+  StagedFiles(const StagedFiles &) = delete;
+  StagedFiles &operator=(const StagedFiles &) = delete;
+
+  /** Calls @p write with the temporary for @p path. An Error it throws names
+      @p path instead of the temporary. */
+  void add(const std::string &path, const std::function<void(const std::string &temporary)> &write);
+  /** Throws Error(IO) if a rename fails (the files renamed before it stay). */
+  void commit();
+
+ private:
+  std::vector<std::pair<std::string, std::string>> files_;  // (temporary, path)
+};
+
+/** Throws Error(IO) naming @p path unless a file can be created there: its
+    folder exists and it is not itself a folder. For outputs, checked before
+    the work that produces them. */
+void check_output_path(const std::string &path);
 
 bool is_directory(const std::string &path);
 

@@ -116,7 +116,8 @@ bool parse_uint(std::string_view s, uint64_t &value, int base) {
 }
 
 bool parse_double(std::string_view s, double &value) {
-  if (s.empty() || s.size() > 64) return false;
+  // strtod reads a C string: a NUL inside the field would end the number early.
+  if (s.empty() || s.size() > 64 || s.find('\0') != std::string_view::npos) return false;
   char buffer[65];
   std::memcpy(buffer, s.data(), s.size());
   buffer[s.size()] = 0;

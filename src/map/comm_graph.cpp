@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <utility>
 
@@ -109,6 +110,14 @@ CommGraph CommGraphBuilder::build() {
       entries_[merged++] = entries_[i];
   }
   entries_.resize(merged);
+  double total = 0;
+  for (const Entry &e : entries_) total += e.bytes;
+  if (!(total <= CommGraph::kMaxTotalBytes)) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3g", total);
+    throw Error(CANOPY_ERR_INVALID_ARG, std::string("the communication volumes add up to ") + text +
+                                            " bytes, more than 1e300 (hop-bytes would overflow)");
+  }
   return assemble();
 }
 

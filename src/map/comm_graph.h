@@ -11,6 +11,10 @@ namespace canopy::map {
 
 class CommGraph {
  public:
+  /** The most bytes a graph may carry in all: hop-bytes, link loads and every
+      sum the mappers form stay finite below it (times at most 65,535 links). */
+  static constexpr double kMaxTotalBytes = 1e300;
+
   CommGraph() = default;
 
   int num_vertices() const { return static_cast<int>(offsets_.size()) - 1; }
@@ -52,7 +56,9 @@ class CommGraph {
 
 /** Collects (u, v, bytes) volumes in any order and direction; build() merges
     duplicates and both directions of a pair, and drops self-loops and pairs
-    whose total is zero (they cost nothing wherever they are placed). */
+    whose total is zero (they cost nothing wherever they are placed). build()
+    throws Error(INVALID_ARG) when the volumes add up to more than
+    CommGraph::kMaxTotalBytes. */
 class CommGraphBuilder {
  public:
   explicit CommGraphBuilder(int num_vertices);

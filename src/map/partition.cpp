@@ -222,7 +222,7 @@ void repair_balance(const CommGraph &g, std::vector<int> &part, const std::vecto
       if (link[p] == 0) touched.push_back(p);
       link[p] += g.weight(i);
     }
-    std::pair<double, int> best{-1e300, -1};
+    std::pair<double, int> best{-INFINITY, -1};  // the fallback always has room: some move is found
     auto consider = [&](size_t to) {
       if (to == from || count[to] >= sizes[to]) return;
       double gain = 0;

@@ -37,6 +37,7 @@ unsigned long long synthetic_size(const std::string &spec) {
     size_t colon = token.find(':');
     // hwloc reads counts with strtoul(base 0), so "0x10" is 16: read them the same way.
     std::string count(colon == std::string_view::npos ? token : token.substr(colon + 1));
+    if (count.empty() || count[0] < '0' || count[0] > '9') continue;  // strtoull would take "-1" as 2^64 - 1
     char *end = nullptr;
     errno = 0;
     unsigned long long n = std::strtoull(count.c_str(), &end, 0);

@@ -148,6 +148,20 @@ def test_scotch():
           report)
     check("scotch: better than identity", report.get("hop_bytes_vs_identity", 2) < 1, report)
     check("scotch: deterministic", reports[0].get("metrics") == reports[1].get("metrics"), reports)
+    # A torus that wraps in one dimension only has no Scotch torus target: a target graph, which
+    # must be as reproducible (Scotch's own deco 2 builder was not, with the memory layout).
+    mixed = write("mixed.torus", "dims 4 4\nwrap 1 0\n" + "".join(f"host m{i} {i % 4} {i // 4}\n" for i in range(16)))
+    mixed_hosts = write("mixed.hosts", "".join(f"m{(5 * i) % 16}\n" for i in range(16)))
+    random_graph = write("random.edges", "".join(f"{i} {(i * 37 + 11) % 100} {1 + i % 7}\n{i} {(i * 13 + 5) % 100} 3\n"
+                                                 for i in range(100)))
+    permutations = set()
+    for _ in range(20):
+        r = canopy("--graph", random_graph, "--fabric", "torus:" + mixed, "--hosts", mixed_hosts, "--ppn", "7",
+                   "--algorithm", "scotch", "--json")
+        report = json.loads(r.stdout) if r.returncode == 0 else {}
+        permutations.add(json.dumps(report.get("metrics")) + str(report.get("target")))
+    check("scotch: a target graph gives one mapping in 20 runs", len(permutations) == 1 and
+          "graph of 16 hosts" in next(iter(permutations)), permutations)
     r = canopy("--graph", STENCIL, "--fabric", TORUS, "--hosts", TORUS_HOSTS, "--ppn", "8", "--algorithm", "scotch")
     check("scotch text report names the target", r.returncode == 0 and "Scotch target torus 2x2x2" in r.stdout,
           r.stdout + r.stderr)
@@ -161,6 +175,15 @@ def test_graph_formats():
                 "".join(f"{i + 2} {i + 1}\n" for i in range(15)))
     r = canopy("--graph", mtx, "--parts", "8", "--fabric", TORUS, "--hosts", TORUS_HOSTS, "--ppn", "1", "--json")
     check("matrix market with --parts", r.returncode == 0 and json.loads(r.stdout)["processes"] == 8, r.stderr)
+    graph_out = os.path.join(TMP, "m-8.edges")
+    r = canopy("--graph", mtx, "--parts", "8", "--fabric", TORUS, "--hosts", TORUS_HOSTS, "--ppn", "1", "--json",
+               "--process-graph", graph_out)
+    halo = json.loads(r.stdout)["metrics"] if r.returncode == 0 else {}
+    r = canopy("--graph", "edges:" + graph_out, "--fabric", TORUS, "--hosts", TORUS_HOSTS, "--ppn", "1", "--json")
+    again = json.loads(r.stdout)["metrics"] if r.returncode == 0 else None
+    # The 16-row chain in 8 blocks of 2: 7 cuts, one 8-byte entry each way.
+    check("--process-graph writes the halo graph, which maps the same", halo.get("total_bytes") == 7 * 16 and
+          again == halo, (halo, again, r.stderr))
     r = canopy("--graph", mtx, "--fabric", TORUS, "--hosts", TORUS_HOSTS, "--ppn", "1")
     check("matrix market without --parts", r.returncode == 1 and "--parts" in r.stderr, r.stderr)
 
@@ -174,9 +197,10 @@ def test_errors():
     hosts = write("bad.hosts", "t0\nnosuch\n")
     r = canopy("--graph", STENCIL, "--fabric", TORUS, "--hosts", hosts, "--ppn", "64")
     check("unknown host: file:line", r.returncode == 1 and f"{hosts}:2: host 'nosuch'" in r.stderr, r.stderr)
-    out = os.path.join(TMP, "never.rankfile")
-    r = canopy("--graph", STENCIL, "--fabric", TORUS, "--hosts", TORUS_HOSTS, "--ppn", "4", "--rankfile", out)
-    check("no output file after an error", not os.path.exists(out), r.stderr)
+    out, graph_out = os.path.join(TMP, "never.rankfile"), os.path.join(TMP, "never.edges")
+    r = canopy("--graph", STENCIL, "--fabric", TORUS, "--hosts", TORUS_HOSTS, "--ppn", "4", "--rankfile", out,
+               "--process-graph", graph_out)
+    check("no output file after an error", not os.path.exists(out) and not os.path.exists(graph_out), r.stderr)
     r = canopy("--graph", STENCIL, "--fabric", TORUS, "--hosts", TORUS_HOSTS, "--ppn", "8", "--algorithm", "magic")
     check("unknown algorithm is a usage error", r.returncode == 2, r.stderr)
 
@@ -353,8 +377,40 @@ def test_picture_errors():
     r = canopy(*base, "--heatmap", out("m.svg"), "--rankfile", out("job.rankfile"), env=no_tools)
     check("heatmap without gnuplot fails", r.returncode == 1 and "gnuplot" in r.stderr, r.stderr)
     r = canopy(*base, "--heatmap", os.path.join(folder, "nosuch", "m.svg"))
-    check("heatmap into a missing folder fails", r.returncode == 1 and "nosuch/m.svg" in r.stderr, r.stderr)
+    check("heatmap into a missing folder fails before mapping", r.returncode == 1 and
+          "nosuch/m.svg (no folder " in r.stderr, r.stderr)
     check("nothing written after picture errors", os.listdir(folder) == [], os.listdir(folder))
+    # The outputs replace their files together or not at all: the load drawing failing (no Graphviz)
+    # after the heat map was drawn leaves no heat map, an earlier rankfile as it was, no temporaries.
+    with open(out("job.rankfile"), "w") as f:
+        f.write("OLD\n")
+    only_gnuplot = tempfile.mkdtemp(dir=TMP)
+    os.symlink(shutil.which("gnuplot"), os.path.join(only_gnuplot, "gnuplot"))
+    r = canopy(*base, "--rankfile", out("job.rankfile"), "--permutation", out("job.perm"), "--heatmap", out("m.svg"),
+               "--draw-load", out("l.svg"), env=dict(os.environ, PATH=only_gnuplot))
+    with open(out("job.rankfile")) as f:
+        kept = f.read()
+    check("a failed output leaves the others as they were", r.returncode == 1 and kept == "OLD\n" and
+          sorted(os.listdir(folder)) == ["job.rankfile"], (r.stderr, kept, os.listdir(folder)))
+    check("the error names the output, not its temporary", f"cannot draw {out('l.svg')}:" in r.stderr, r.stderr)
+    r = canopy(*base, "--rankfile", out("job.rankfile"), "--permutation", folder)
+    check("an output that is a folder fails before mapping", r.returncode == 1 and "it is a folder" in r.stderr and
+          kept == "OLD\n", r.stderr)
+
+
+def test_non_utf8_paths_in_the_report():
+    # The report quotes the node topology's path; a name that is not UTF-8 must not break the JSON.
+    xml = os.fsdecode(os.path.join(os.fsencode(TMP), b"node\xff.xml"))
+    subprocess.run(["lstopo-no-graphics", "-i", "pack:2 core:4 pu:1", "--of", "xml", xml], check=True, capture_output=True)
+    perm = os.path.join(TMP, "utf8.perm")
+    r = canopy("--graph", STENCIL, "--fabric", TORUS, "--hosts", TORUS_HOSTS, "--ppn", "8", "--node-topology", xml,
+               "--permutation", perm, "--json")
+    try:
+        report = json.loads(r.stdout)
+    except ValueError:
+        report = {}
+    check("a non-UTF-8 node topology path is reported, replaced", r.returncode == 0 and
+          report.get("node_topology", "").endswith("node\ufffd.xml") and os.path.exists(perm), (r.stderr, report))
 
 
 def on_terminal(*args, env):
@@ -389,7 +445,8 @@ def test_progress():
 
 for test in (test_help, test_all_algorithms_and_outputs, test_fat_tree_tree_choice, test_scotch, test_graph_formats,
              test_errors, test_rankfile_launches_with_mpirun, test_machinefile_places_ranks_with_hydra, test_heatmap,
-             test_heatmap_large_job_is_binned, test_draw_load, test_picture_errors, test_progress):
+             test_heatmap_large_job_is_binned, test_draw_load, test_picture_errors, test_non_utf8_paths_in_the_report,
+             test_progress):
     test()
 shutil.rmtree(TMP, ignore_errors=True)
 print(f"{len(failures)} failure(s)")

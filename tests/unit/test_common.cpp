@@ -1,7 +1,9 @@
-// Status strings, parameter registry, text helpers, atomic file writing.
+// Status strings, parameter registry, text helpers, atomic file writing and staged outputs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 
 #include <unistd.h>
@@ -11,6 +13,7 @@
 #include "common/file_io.h"
 #include "common/params.h"
 #include "common/text.h"
+#include "temp_dir.h"
 
 using namespace canopy;
 
@@ -100,6 +103,45 @@ TEST(FileIo, AtomicFileAppearsOnlyOnCommit) {
   EXPECT_EQ(read_file(path), "new text");
   std::ifstream temporary(path + ".tmp." + std::to_string(::getpid()));
   EXPECT_FALSE(temporary.good()) << "the temporary is removed";
+}
+
+TEST(FileIo, StagedFilesAppearTogetherOrNotAtAll) {
+  test::TempDir dir;
+  dir.write("kept.txt", "old");
+  auto folder_listing = [&] {
+    std::vector<std::string> names;
+    for (const auto &entry : std::filesystem::directory_iterator(dir.path())) names.push_back(entry.path().filename());
+    std::sort(names.begin(), names.end());
+    return names;
+  };
+  try {
+    StagedFiles staged;
+    staged.add(dir / "kept.txt", [](const std::string &temporary) { write_file_atomic(temporary, "new"); });
+    staged.add(dir / "picture.svg", [&](const std::string &temporary) {
+      EXPECT_EQ(temporary.substr(temporary.size() - 12), ".picture.svg") << "writers go by the name's ending";
+      throw Error(CANOPY_ERR_IO, "cannot draw " + temporary + ": no gnuplot");
+    });
+    ADD_FAILURE() << "the error went through";
+  } catch (const Error &e) {
+    EXPECT_EQ(std::string(e.what()), "cannot draw " + (dir / "picture.svg") + ": no gnuplot");  // the user's path
+  }
+  EXPECT_EQ(read_file(dir / "kept.txt"), "old");
+  EXPECT_EQ(folder_listing(), std::vector<std::string>{"kept.txt"}) << "no temporaries left";
+  {
+    StagedFiles staged;
+    staged.add(dir / "kept.txt", [](const std::string &temporary) { write_file_atomic(temporary, "new"); });
+    staged.add(dir / "other.txt", [](const std::string &temporary) { write_file_atomic(temporary, "other"); });
+    EXPECT_EQ(read_file(dir / "kept.txt"), "old");  // not before commit
+    staged.commit();
+  }
+  EXPECT_EQ(read_file(dir / "kept.txt"), "new");
+  EXPECT_EQ(folder_listing(), (std::vector<std::string>{"kept.txt", "other.txt"}));
+
+  EXPECT_NO_THROW(check_output_path(dir / "new.txt"));
+  EXPECT_EQ(guard([&] { check_output_path(dir / "missing/new.txt"); }), CANOPY_ERR_IO);
+  EXPECT_NE(std::string(canopy_last_error()).find("(no folder " + (dir / "missing") + ")"), std::string::npos);
+  EXPECT_EQ(guard([&] { check_output_path(dir.path()); }), CANOPY_ERR_IO);
+  EXPECT_NE(std::string(canopy_last_error()).find("it is a folder"), std::string::npos);
 }
 
 TEST(Params, EveryParameterIsDocumented) {

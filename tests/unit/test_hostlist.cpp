@@ -1,5 +1,5 @@
 // Slurm hostlist expansion: ranges, padding, lists, Slurm's bracket order, and
-// refusal of malformed or oversized expressions.
+// refusal of malformed or oversized expressions; host files (the slots syntax, names with a colon).
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -88,4 +88,23 @@ TEST(Hostlist, SizeWithoutExpandingAndExplicitLimits) {
   EXPECT_EQ(hostlist_size(""), 0u);
   EXPECT_EQ(expand_hostlist_limited("n[1-3]", 3).size(), 3u);
   EXPECT_NE(parse_failure_limited("n[1-4]", 3).find("more than 3 names"), std::string::npos);
+}
+
+TEST(Hostfile, SlotsSyntaxAndNamesWithColons) {
+  std::vector<canopy::topo::HostfileEntry> entries = canopy::topo::read_hostfile(
+      "# job\nn001\nn002 slots=16\nn003:16\nrack:a\nrack:b:4  # a torus name with ':'\n", "job.hosts");
+  Names names;
+  for (const auto &e : entries) names.push_back(e.name);
+  EXPECT_EQ(names, (Names{"n001", "n002", "n003", "rack:a", "rack:b"}));
+  EXPECT_EQ(entries[4].line, 6u);
+  auto failure = [](const std::string &text) {
+    try {
+      canopy::topo::read_hostfile(text, "job.hosts");
+    } catch (const Error &e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(failure("n1\n:16\n").find("job.hosts:2: no host name before ':'"), std::string::npos);
+  EXPECT_NE(failure("# nothing\n").find("job.hosts:1: no hosts listed"), std::string::npos);
 }

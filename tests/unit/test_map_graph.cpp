@@ -86,8 +86,44 @@ TEST(MetisGraph, ErrorsNameFileAndLine) {
   EXPECT_NE(parse_failure([] { load_metis_graph("2 1 1\n2\n1 4\n", "e.graph"); }).find("e.graph:2: neighbours and edge weights"), std::string::npos);
   EXPECT_NE(parse_failure([] { load_metis_graph("2 2\n2\n1\n", "e.graph"); }).find("e.graph:1: the header announces 2 edges"), std::string::npos);
   EXPECT_NE(parse_failure([] { load_metis_graph("2 1 2\n2\n1\n", "e.graph"); }).find("e.graph:1: fmt must be"), std::string::npos);
+  // 2m would wrap around in 64 bits and match the one edge listed.
+  EXPECT_NE(parse_failure([] { load_metis_graph("2 9223372036854775809\n2\n1\n", "e.graph"); })
+                .find("e.graph:1: the header announces 9223372036854775809 edges, more than a graph of 2 vertices"),
+            std::string::npos);
   EXPECT_NE(parse_failure([] { load_metis_graph("2 1\n2\n1\n1\n", "e.graph"); }).find("e.graph:4: more vertex lines"), std::string::npos);
   EXPECT_NE(parse_failure([] { load_metis_graph("1 0\n1\n", "e.graph"); }).find("e.graph:2: vertex 1 lists itself"), std::string::npos);
+}
+
+TEST(EdgeList, WrittenGraphReadsBackTheSame) {
+  // Odd and fractional volumes, an edge of zero after merging dropped, a trailing isolated vertex kept.
+  CommGraph g = load_edge_list("processes 6\n0 1 3\n1 0 4\n1 2 0.1\n2 4 1e15\n3 0 7.25\n", "a.edges");
+  std::string text = edge_list_text(g);
+  EXPECT_EQ(text.substr(0, text.find('\n')), "processes 6");
+  EXPECT_NE(text.find("\n0 1 3.5\n"), std::string::npos) << text;  // half of 3 + 4 each way
+  EXPECT_NE(text.find("\n1 0 3.5\n"), std::string::npos) << text;
+  CommGraph back = load_edge_list(text, "written.edges");
+  EXPECT_EQ(back.num_vertices(), 6);
+  EXPECT_EQ(back.offsets(), g.offsets());
+  EXPECT_EQ(back.neighbors(), g.neighbors());
+  EXPECT_EQ(back.weights(), g.weights());  // exactly: halves of doubles and the shortest form both round-trip
+  EXPECT_EQ(edge_list_text(back), text);
+}
+
+TEST(EdgeList, VolumesThatWouldOverflowTheMetricsAreRefused) {
+  // Each line is allowed up to 1e300, but together they may not exceed it: hop-bytes, link loads
+  // and the mappers' gains (bytes x up to 65,535 links) must stay finite.
+  EXPECT_NO_THROW(load_edge_list("0 1 5e299\n1 2 5e299\n", "a.edges"));
+  try {
+    load_edge_list("0 1 1e300\n1 0 1e300\n", "a.edges");
+    ADD_FAILURE() << "no error";
+  } catch (const Error &e) {
+    EXPECT_EQ(e.status(), CANOPY_ERR_INVALID_ARG);
+    EXPECT_NE(std::string(e.what()).find("add up to 2e+300 bytes, more than 1e300"), std::string::npos) << e.what();
+  }
+  EXPECT_NE(parse_failure([] { load_edge_list("0 1 2e300\n", "x.edges"); }).find("x.edges:1: bytes '2e300'"), std::string::npos);
+  // A NUL inside a number is not its end.
+  EXPECT_NE(parse_failure([] { load_edge_list(std::string("0 1 5\0junk\n", 12), "x.edges"); }).find("x.edges:1: bytes"),
+            std::string::npos);
 }
 
 TEST(EdgeList, SumsDirectionsAndRepeats) {

@@ -119,6 +119,19 @@ TEST(ScotchMapping, TorusMeshAndTargetGraph) {
   EXPECT_EQ(scotch(p).target, "torus 4x4x4 (sub 20 of 64)");
 }
 
+TEST(ScotchMapping, MoreThanFiveDimensionsGetATargetGraph) {
+  // Scotch's torus target stops at 5 dimensions: a 2^6 torus is mapped on the graph of its hosts.
+  std::string text = "dims 2 2 2 2 2 2\nwrap 1 1 1 1 1 1\n";
+  for (int i = 0; i < 64; ++i) {
+    text += "host t" + std::to_string(i);
+    for (int d = 0; d < 6; ++d) text += " " + std::to_string(i >> d & 1);
+    text += "\n";
+  }
+  auto topo = torus_file(text);
+  Problem p = problem_on(topo, all_hosts(*topo, 3), 1, test::random_graph(64, 150, 1));
+  EXPECT_EQ(scotch(p).target, "graph of 64 hosts");
+}
+
 TEST(ScotchMapping, RoutesOffTheHierarchyGetATargetGraph) {
   // Three switches in a line, two hosts each: hosts on the end switches are 4 links
   // apart, on neighbouring switches 3: no tree of switch groups has these distances.

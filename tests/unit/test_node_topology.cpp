@@ -92,6 +92,8 @@ TEST(NodeTopology, InvalidInputs) {
   EXPECT_EQ(status_of("pack:2 core pu:2", &message), CANOPY_ERR_PARSE);
   EXPECT_NE(message.find("no ':'"), std::string::npos) << message;
   EXPECT_EQ(status_of("pack:x pu:2", &message), CANOPY_ERR_PARSE);
+  EXPECT_EQ(status_of("pack:-1 core:2 pu:1", &message), CANOPY_ERR_PARSE);  // not 2^64 - 1 objects
+  EXPECT_NE(message.find("no number of objects at 'pack:-1'"), std::string::npos) << message;
   EXPECT_EQ(status_of("pack:2 core:4", &message), CANOPY_ERR_PARSE);  // no PU level
   EXPECT_EQ(status_of("garbage", &message), CANOPY_ERR_PARSE);
 

@@ -42,6 +42,7 @@ TEST(SubnetLst, LoadsNodesLinksAndLids) {
   EXPECT_EQ(t.hosts().size(), 4u);
   EXPECT_EQ(t.switches().size(), 2u);
   EXPECT_EQ(t.links().size(), 6u);  // twelve lines: each link from both ends
+  EXPECT_EQ(t.source(), "subnet-lst:two_switches.lst");  // errors name the fabric with it
 
   int h1 = t.find_host("H1");
   int s1 = t.find_guid(0x200000);

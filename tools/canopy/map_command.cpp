@@ -1,8 +1,10 @@
 // canopy map: place a job's processes on its allocation so that heavy talkers
 // sit close together, and write launcher files (rankfile, Slurm host list,
 // MPICH machine file), the permutation and a JSON report; optionally pictures
-// (the communication matrix before/after, the fabric coloured by link load).
+// (the communication matrix before/after, the fabric coloured by link load) and
+// the process graph it mapped, as an edge list.
 #include <cstdio>
+#include <functional>
 #include <memory>
 
 #include "cli.h"
@@ -22,7 +24,7 @@ namespace {
 
 struct MapCommandOptions {
   std::string graph, fabric, hosts, node, algorithm = "rt", tree = "auto", groups = "auto";
-  std::string rankfile, slurm_hostfile, machinefile, permutation, heatmap, draw_load;
+  std::string rankfile, slurm_hostfile, machinefile, permutation, process_graph, heatmap, draw_load;
   int ppn = 0, parts = 0, seed = 1;
   bool no_intra = false, no_refine = false, json = false;
 };
@@ -39,18 +41,28 @@ map::Problem load_problem(const MapCommandOptions &o, Progress &progress) {
   return map::Problem{std::move(graph), map::Machine(topology, std::move(hosts), o.ppn, std::move(node))};
 }
 
-// Pictures first: when one fails (no gnuplot, no Graphviz) the run fails before
-// any launcher file is written, rather than leaving half of what was asked.
+// Every output is written to a temporary first, and they replace their paths
+// together: when one fails (no gnuplot, no Graphviz, a full disk) the files are
+// left as they were, rather than half of what was asked.
 void write_outputs(const MapCommandOptions &o, const map::Problem &p, const map::MapResult &r, const map::Metrics &mapped,
                    const map::Metrics &identity) {
-  if (!o.heatmap.empty()) map::write_heatmap(o.heatmap, p, r, mapped, identity);
-  if (!o.draw_load.empty()) map::write_load_drawing(o.draw_load, p, r, mapped, identity);
   const map::Machine &m = p.machine;
   const std::vector<int> &slots = r.slot_of_process;
-  if (!o.rankfile.empty()) write_file_atomic(o.rankfile, map::openmpi_rankfile(m, slots));
-  if (!o.slurm_hostfile.empty()) write_file_atomic(o.slurm_hostfile, map::slurm_hostfile(m, slots));
-  if (!o.machinefile.empty()) write_file_atomic(o.machinefile, map::mpich_machinefile(m, slots));
-  if (!o.permutation.empty()) write_file_atomic(o.permutation, map::permutation_text(slots));
+  StagedFiles staged;
+  auto output = [&](const std::string &path, const std::function<void(const std::string &temporary)> &write) {
+    if (!path.empty()) staged.add(path, write);
+  };
+  auto text = [&](const std::string &path, const std::function<std::string()> &content) {
+    output(path, [&](const std::string &temporary) { write_file_atomic(temporary, content()); });
+  };
+  output(o.heatmap, [&](const std::string &temporary) { map::write_heatmap(temporary, p, r, mapped, identity); });
+  output(o.draw_load, [&](const std::string &temporary) { map::write_load_drawing(temporary, p, r, mapped, identity); });
+  text(o.rankfile, [&] { return map::openmpi_rankfile(m, slots); });
+  text(o.slurm_hostfile, [&] { return map::slurm_hostfile(m, slots); });
+  text(o.machinefile, [&] { return map::mpich_machinefile(m, slots); });
+  text(o.permutation, [&] { return map::permutation_text(slots); });
+  text(o.process_graph, [&] { return map::edge_list_text(p.graph); });
+  staged.commit();
 }
 
 void print_text(const map::Problem &p, const map::MapResult &r, const map::Metrics &m, const map::Metrics &identity) {
@@ -81,6 +93,9 @@ int run_map(const MapCommandOptions &o) {
   // A wrong file name fails now, not after loading and mapping.
   if (!o.heatmap.empty()) map::picture_format(o.heatmap, {map::PictureFormat::Svg, map::PictureFormat::Png}, "--heatmap");
   if (!o.draw_load.empty()) map::picture_format(o.draw_load, {map::PictureFormat::Dot, map::PictureFormat::Svg}, "--draw-load");
+  for (const std::string *path : {&o.heatmap, &o.draw_load, &o.rankfile, &o.slurm_hostfile, &o.machinefile, &o.permutation,
+                                  &o.process_graph})
+    if (!path->empty()) check_output_path(*path);
   Progress progress("canopy map");
   map::Problem problem = load_problem(o, progress);
   map::MapOptions options;
@@ -143,6 +158,10 @@ CommandRunner add_map_command(CLI::App &app) {
                   "Write a Slurm host list (SLURM_HOSTFILE=FILE srun --distribution=arbitrary)");
   cmd->add_option("--machinefile", o->machinefile, "Write an MPICH machine file (mpiexec -f FILE)");
   cmd->add_option("--permutation", o->permutation, "Write the slot of each process, one per line");
+  cmd->add_option("--process-graph", o->process_graph,
+                  "Write the process graph that was mapped (a MatrixMarket input's after --parts) as an edge list: "
+                  "'processes N', then 'SRC DST BYTES' for every pair both ways with half its bytes each way "
+                  "(--graph edges:FILE reads it back; bench/patterns/spmv_pattern replays it)");
   cmd->add_option("--heatmap", o->heatmap,
                   "Draw the communication matrix before (identity) and after the mapping side by side, processes in "
                   "slot order, each host's block outlined, into FILE.svg or FILE.png (gnuplot; at most 512x512 cells)");

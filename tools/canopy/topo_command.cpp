@@ -95,21 +95,26 @@ int run_topo(const TopoOptions &o) {
   }
   if (o.source.empty() && o.node_option->count() > 0) return run_node(o);
   if (o.source.empty()) throw Error(CANOPY_ERR_INVALID_ARG, "a SOURCE (or --node SPEC) is required (see --help)");
+  if (o.simgrid.empty() && (!o.simgrid_cores.empty() || !o.simgrid_hosts.empty()))
+    throw Error(CANOPY_ERR_INVALID_ARG, "--simgrid-cores and --simgrid-hosts need --simgrid FILE");
+  for (const std::string *path : {&o.svg, &o.simgrid})
+    if (!path->empty()) check_output_path(*path);
   Progress progress("canopy topo");
   progress.stage("loading " + o.source);
   topo::Topology topo = topo::load_topology(o.source);
+  // Both outputs replace their files together, or neither does.
+  StagedFiles staged;
   if (!o.svg.empty()) {
     progress.stage("drawing " + o.svg);
-    topo::render_svg(topo::fabric_dot(topo), o.svg);
+    staged.add(o.svg, [&](const std::string &temporary) { topo::render_svg(topo::fabric_dot(topo), temporary); });
   }
   topo::SimgridPlatformStats platform;
-  if (o.simgrid.empty() && (!o.simgrid_cores.empty() || !o.simgrid_hosts.empty()))
-    throw Error(CANOPY_ERR_INVALID_ARG, "--simgrid-cores and --simgrid-hosts need --simgrid FILE");
   if (!o.simgrid.empty()) {
     topo::SimgridOptions options = simgrid_options(o, topo);
     options.progress = progress.fn();
-    platform = topo::write_simgrid_platform(topo, options, o.simgrid);
+    staged.add(o.simgrid, [&](const std::string &temporary) { platform = topo::write_simgrid_platform(topo, options, temporary); });
   }
+  staged.commit();
   progress.stage("summary");
   if (o.dot) {
     std::cout << topo::fabric_dot(topo);

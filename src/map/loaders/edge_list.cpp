@@ -1,6 +1,7 @@
 // Plain edge lists: "SRC DST BYTES" per line (0-based processes), '#' comments,
 // an optional first statement "processes N".
 #include <algorithm>
+#include <charconv>
 #include <string>
 #include <vector>
 
@@ -42,7 +43,7 @@ CommGraph load_edge_list(std::string_view text, const std::string &file) {
     if (f.size() != 3) throw parse_error(file, cursor.number(), "expected 'SRC DST BYTES'");
     if (!parse_uint(f[0], src, 10) || !parse_uint(f[1], dst, 10) || src >= kMaxProcesses || dst >= kMaxProcesses)
       throw parse_error(file, cursor.number(), "processes must be integers from 0 to " + std::to_string(kMaxProcesses - 1));
-    if (!parse_double(f[2], bytes) || !(bytes >= 0) || bytes > 1e300)
+    if (!parse_double(f[2], bytes) || !(bytes >= 0) || bytes > CommGraph::kMaxTotalBytes)
       throw parse_error(file, cursor.number(), "bytes '" + printable(f[2]) + "' is not a finite number >= 0");
     if (declared && (src >= declared || dst >= declared))
       throw parse_error(file, cursor.number(), "process " + std::to_string(src >= declared ? src : dst) +
@@ -55,6 +56,18 @@ CommGraph load_edge_list(std::string_view text, const std::string &file) {
   CommGraphBuilder builder(static_cast<int>(declared ? declared : highest + 1));
   for (const Volume &v : volumes) builder.add(v.src, v.dst, v.bytes);
   return builder.build();
+}
+
+std::string edge_list_text(const CommGraph &g) {
+  std::string out = "processes " + std::to_string(g.num_vertices()) + "\n";
+  char half[32];
+  for (int v = 0; v < g.num_vertices(); ++v)
+    for (int64_t i = g.row_begin(v); i < g.row_end(v); ++i) {
+      // Each edge is stored at both ends: row v writes the direction v -> neighbour.
+      auto [end, status] = std::to_chars(half, half + sizeof half, g.weight(i) / 2);  // shortest exact form
+      out += std::to_string(v) + " " + std::to_string(g.neighbor(i)) + " " + std::string(half, end) + "\n";
+    }
+  return out;
 }
 
 }  // namespace canopy::map

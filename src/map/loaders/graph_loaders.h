@@ -20,6 +20,11 @@ CommGraph load_metis_graph(std::string_view text, const std::string &file);
     "processes N" gives the number of processes (default: the largest id + 1). */
 CommGraph load_edge_list(std::string_view text, const std::string &file);
 
+/** @p graph as an edge list load_edge_list reads back into the same graph:
+    "processes N", then every edge both ways with half its bytes each way (the
+    directed volumes bench/patterns/spmv_pattern sends). */
+std::string edge_list_text(const CommGraph &graph);
+
 /** The structure of a square MatrixMarket coordinate matrix as a graph over its
     rows: rows i and j are joined when a(i,j) or a(j,i) is stored (values ignored,
     unit weights). */

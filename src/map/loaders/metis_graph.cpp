@@ -32,6 +32,10 @@ Header parse_header(std::string_view line, const std::string &file, size_t at) {
   if (!parse_uint(f[0], h.n, 10) || !parse_uint(f[1], h.m, 10)) throw parse_error(file, at, "header: n and m must be integers");
   if (h.n == 0) throw parse_error(file, at, "the graph has no vertices");
   if (h.n > kMaxVertices) throw parse_error(file, at, "too many vertices (at most " + std::to_string(kMaxVertices) + ")");
+  // A simple graph has at most n(n-1)/2 edges; beyond that 2m could even wrap around.
+  if (h.m > h.n * (h.n - 1) / 2)
+    throw parse_error(file, at, "the header announces " + std::to_string(h.m) + " edges, more than a graph of " +
+                                    std::to_string(h.n) + " vertices can have");
   if (f.size() >= 3) {
     std::string_view fmt = f[2];
     if (fmt.size() > 3 || fmt.find_first_not_of("01") != std::string_view::npos)

@@ -14,7 +14,11 @@ std::vector<HostfileEntry> read_hostfile(std::string_view text, const std::strin
     line = trim(line.substr(0, line.find('#')));
     if (line.empty()) continue;
     std::string_view name = split_fields(line)[0];
-    name = name.substr(0, name.find(':'));
+    // "HOST:N" gives slots; a ':' followed by anything else is part of the name.
+    size_t colon = name.rfind(':');
+    if (colon != std::string_view::npos && colon + 1 < name.size() &&
+        name.find_first_not_of("0123456789", colon + 1) == std::string_view::npos)
+      name = name.substr(0, colon);
     if (name.empty()) throw parse_error(file, cursor.number(), "no host name before ':'");
     entries.push_back({std::string(name), cursor.number()});
   }

@@ -76,6 +76,7 @@ class SubnetParser {
     }
     if (topo_.links().empty()) throw parse_error(file_, 1, "no links found (empty file?)");
     check_both_directions();
+    topo_.set_source("subnet-lst:" + file_);
     topo_.finalize();
     return std::move(topo_);
   }
