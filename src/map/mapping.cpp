@@ -99,21 +99,19 @@ void orient_groups(const CommGraph &groups, const TopologyTree &tree, const Mach
   refine_hosts(groups, m, host_of_group);
 }
 
-// The paper's preprocessing: node-sized METIS groups (k-way + repair), then the
-// groups' graph mapped on the topology tree. That graph is small, so with
-// refinement on the walk is tried a few times (other METIS seeds, neighbor
-// joining breaking its ties differently) and the best kept.
-std::vector<int> flat_group_hosts(const CommGraph &padded, const Machine &m, const MapOptions &o, MapResult &result) {
-  auto start = Clock::now();
-  report(o.progress, "METIS k-way into " + std::to_string(m.num_hosts()) + " host groups");
-  std::vector<int> group = partition_exact(padded, std::vector<int>(static_cast<size_t>(m.num_hosts()), m.slots_per_host()), o.seed);
+// Node-sized groups (group[v]: one group per host) placed as a graph of groups
+// on the topology tree. For small graphs, with refinement on, the walk is tried
+// a few times (other METIS seeds, neighbor joining breaking its ties
+// differently) and the best kept.
+std::vector<int> place_groups(const CommGraph &padded, const std::vector<int> &group, const Machine &m,
+                              const MapOptions &o, MapResult &result) {
   CommGraph groups = padded.quotient(group, m.num_hosts());
-  result.seconds["partition"] = seconds_since(start);
   std::vector<int> best;
   double best_cost = 0;
-  for (int attempt = 0; attempt < (o.refine ? kTreeMappingAttempts : 1); ++attempt) {
+  int attempts = o.refine && padded.num_vertices() <= kBothGroupingsUpTo ? kTreeMappingAttempts : 1;
+  for (int attempt = 0; attempt < attempts; ++attempt) {
     TopologyTree tree = build_tree(m, o, static_cast<unsigned>(attempt), result);
-    start = Clock::now();
+    auto start = Clock::now();
     std::vector<int> host_of_group = map_on_tree(groups, tree, o.seed + attempt, 1, &m.hop_matrix());
     if (o.refine) orient_groups(groups, tree, m, host_of_group);
     double cost = inter_node_hop_bytes(groups, m, host_of_group);
@@ -121,6 +119,22 @@ std::vector<int> flat_group_hosts(const CommGraph &padded, const Machine &m, con
     result.seconds["map"] += seconds_since(start);
   }
   return hosts_of_members(group, best);
+}
+
+// The paper's preprocessing: node-sized METIS groups (k-way + repair), placed.
+std::vector<int> flat_group_hosts(const CommGraph &padded, const Machine &m, const MapOptions &o, MapResult &result) {
+  auto start = Clock::now();
+  report(o.progress, "METIS k-way into " + std::to_string(m.num_hosts()) + " host groups");
+  std::vector<int> group = partition_exact(padded, std::vector<int>(static_cast<size_t>(m.num_hosts()), m.slots_per_host()), o.seed);
+  result.seconds["partition"] = seconds_since(start);
+  return place_groups(padded, group, m, o, result);
+}
+
+// Groups of consecutive ranks, as the application numbered them.
+std::vector<int> rank_runs(const CommGraph &padded, const Machine &m) {
+  std::vector<int> group(static_cast<size_t>(padded.num_vertices()));
+  for (size_t v = 0; v < group.size(); ++v) group[v] = static_cast<int>(v) / m.slots_per_host();
+  return group;
 }
 
 // Coarsening levels that keep at least two clusters per host, each level halving
@@ -175,13 +189,24 @@ std::vector<int> tree_hosts(const CommGraph &padded, const Machine &m, const Map
     result.groups = "flat";
     return flat_group_hosts(padded, m, o, result);
   }
+  if (o.groups == GroupChoice::Runs) {
+    result.groups = "runs";
+    return place_groups(padded, rank_runs(padded, m), m, o, result);
+  }
   result.groups = "tree";
   std::vector<int> host_of = tree_group_hosts(padded, m, o, result);
-  if (o.groups == GroupChoice::Auto && padded.num_vertices() <= kBothGroupingsUpTo) {
-    std::vector<int> flat = flat_group_hosts(padded, m, o, result);
-    if (inter_node_hop_bytes(padded, m, flat) < inter_node_hop_bytes(padded, m, host_of))
-      host_of = std::move(flat), result.groups = "flat", result.coarsening_levels = 0;
+  if (o.groups != GroupChoice::Auto) return host_of;
+  double cost = inter_node_hop_bytes(padded, m, host_of);
+  auto consider = [&](const char *groups, std::vector<int> other) {
+    double other_cost = inter_node_hop_bytes(padded, m, other);
+    if (other_cost < cost) host_of = std::move(other), cost = other_cost, result.groups = groups, result.coarsening_levels = 0;
+  };
+  std::vector<int> runs = rank_runs(padded, m);
+  if (edge_cut(padded, runs) <= kRunsCutSlack * edge_cut(padded, host_of)) {
+    report(o.progress, "placing runs of consecutive ranks");
+    consider("runs", place_groups(padded, runs, m, o, result));
   }
+  if (padded.num_vertices() <= kBothGroupingsUpTo) consider("flat", flat_group_hosts(padded, m, o, result));
   return host_of;
 }
 
@@ -254,7 +279,8 @@ GroupChoice group_choice(const std::string &name) {
   if (name == "auto") return GroupChoice::Auto;
   if (name == "tree") return GroupChoice::Tree;
   if (name == "flat") return GroupChoice::Flat;
-  throw Error(CANOPY_ERR_INVALID_ARG, "unknown grouping '" + name + "' (auto, tree or flat)");
+  if (name == "runs") return GroupChoice::Runs;
+  throw Error(CANOPY_ERR_INVALID_ARG, "unknown grouping '" + name + "' (auto, tree, flat or runs)");
 }
 
 const std::vector<std::string> &algorithm_names() {

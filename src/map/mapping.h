@@ -38,18 +38,29 @@ TreeChoice tree_choice(const std::string &name);
 
 /** How rt and rb form the node-sized groups of processes: the paper's flat
     preprocessing (METIS k-way into one group per host, repaired to exact sizes,
-    then the groups' graph mapped on the tree), or along the tree (the process
-    graph split at every tree node; few parts per split, faster at scale), or
-    auto: along the tree, and for small graphs (at most kBothGroupingsUpTo
-    vertices, free slots included) flat too, the lower hop-bytes kept. */
-enum class GroupChoice { Auto, Tree, Flat };
-/** "auto", "tree", "flat"; Error(INVALID_ARG) for another name. */
+    then the groups' graph mapped on the tree), along the tree (the process
+    graph split at every tree node; few parts per split, faster at scale), runs
+    (ppn consecutive ranks per group: the application's own numbering, as the
+    block placement keeps it, with the groups' graph mapped on the tree), or
+    auto: along the tree; runs too when their cut is at most kRunsCutSlack times
+    the tree's; flat too for small graphs (at most kBothGroupingsUpTo vertices,
+    free slots included); the lowest hop-bytes kept. */
+enum class GroupChoice { Auto, Tree, Flat, Runs };
+/** "auto", "tree", "flat", "runs"; Error(INVALID_ARG) for another name. */
 GroupChoice group_choice(const std::string &name);
 
-/** GroupChoice::Auto tries both groupings on graphs up to this many vertices:
-    there flat is cheap (a few ms) and wins on some instances (node-sized groups
-    from one k-way cut beat the hierarchy's uneven splits at 256 processes). */
+/** GroupChoice::Auto tries flat on graphs up to this many vertices: there it
+    is cheap (a few ms) and wins on some instances (node-sized groups from one
+    k-way cut beat the hierarchy's uneven splits at 256 processes). Up to this
+    size the groups' graph is also placed several times, the best kept. */
 constexpr int kBothGroupingsUpTo = 2048;
+
+/** GroupChoice::Auto tries runs when the bytes between them are at most this
+    many times the bytes between the tree's groups. Ranks numbered by a
+    partitioner (METIS parts, space-filling curves) come within it, and then
+    runs often win; lexicographic grids and random numberings cut 1.5-1.9 times
+    more and never do (docs/benchmarks.md). */
+constexpr double kRunsCutSlack = 1.05;
 
 struct MapOptions {
   std::string algorithm = "rt";

@@ -146,9 +146,11 @@ CommandRunner add_map_command(CLI::App &app) {
       ->check(CLI::IsMember({"auto", "fabric", "coordinates", "neighbor-joining"}))->capture_default_str();
   cmd->add_option("--groups", o->groups,
                   "rt/rb: form node-sized groups along the tree (multilevel where the processes pair up naturally, "
-                  "as in stencils), flat (the paper: METIS k-way into one group per host), or auto (tree; for graphs "
-                  "up to 2,048 vertices flat too, the lower hop-bytes kept)")
-      ->check(CLI::IsMember({"auto", "tree", "flat"}))->capture_default_str();
+                  "as in stencils), flat (the paper: METIS k-way into one group per host), runs (ppn consecutive "
+                  "ranks per host, the application's own numbering, placed on the tree), or auto (tree; runs too "
+                  "when they cut at most 5% more bytes; for graphs up to 2,048 vertices flat too; the lowest "
+                  "hop-bytes kept)")
+      ->check(CLI::IsMember({"auto", "tree", "flat", "runs"}))->capture_default_str();
   cmd->add_option("--parts", o->parts, "MatrixMarket input: split the rows into this many processes (METIS)");
   cmd->add_option("--seed", o->seed, "METIS and Scotch seed (same seed, same mapping)")->capture_default_str();
   cmd->add_flag("--no-intra", o->no_intra, "Skip intra-node mapping");
