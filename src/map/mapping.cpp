@@ -125,7 +125,8 @@ std::vector<int> place_groups(const CommGraph &padded, const std::vector<int> &g
 std::vector<int> flat_group_hosts(const CommGraph &padded, const Machine &m, const MapOptions &o, MapResult &result) {
   auto start = Clock::now();
   report(o.progress, "METIS k-way into " + std::to_string(m.num_hosts()) + " host groups");
-  std::vector<int> group = partition_exact(padded, std::vector<int>(static_cast<size_t>(m.num_hosts()), m.slots_per_host()), o.seed);
+  std::vector<int> sizes(static_cast<size_t>(m.num_hosts()), m.slots_per_host());
+  std::vector<int> group = partition_exact(padded, sizes, o.seed);
   result.seconds["partition"] = seconds_since(start);
   return place_groups(padded, group, m, o, result);
 }
@@ -199,7 +200,8 @@ std::vector<int> tree_hosts(const CommGraph &padded, const Machine &m, const Map
   double cost = inter_node_hop_bytes(padded, m, host_of);
   auto consider = [&](const char *groups, std::vector<int> other) {
     double other_cost = inter_node_hop_bytes(padded, m, other);
-    if (other_cost < cost) host_of = std::move(other), cost = other_cost, result.groups = groups, result.coarsening_levels = 0;
+    if (other_cost >= cost) return;
+    host_of = std::move(other), cost = other_cost, result.groups = groups, result.coarsening_levels = 0;
   };
   std::vector<int> runs = rank_runs(padded, m);
   if (edge_cut(padded, runs) <= kRunsCutSlack * edge_cut(padded, host_of)) {

@@ -401,7 +401,8 @@ def test_picture_errors():
 def test_non_utf8_paths_in_the_report():
     # The report quotes the node topology's path; a name that is not UTF-8 must not break the JSON.
     xml = os.fsdecode(os.path.join(os.fsencode(TMP), b"node\xff.xml"))
-    subprocess.run(["lstopo-no-graphics", "-i", "pack:2 core:4 pu:1", "--of", "xml", xml], check=True, capture_output=True)
+    subprocess.run(["lstopo-no-graphics", "-i", "pack:2 core:4 pu:1", "--of", "xml", xml], check=True,
+                   capture_output=True)
     perm = os.path.join(TMP, "utf8.perm")
     r = canopy("--graph", STENCIL, "--fabric", TORUS, "--hosts", TORUS_HOSTS, "--ppn", "8", "--node-topology", xml,
                "--permutation", perm, "--json")

@@ -133,7 +133,8 @@ TEST(Grouping, AutoKeepsTheBestOfTreeFlatAndRuns) {
   for (bool blocks : {false, true}) {
     // Lexicographic numbering: runs of 8 ranks are lines of the grid, which cut 192 edges against the
     // blocks' 112, so auto does not try them; numbered in blocks, the runs are the blocks.
-    Problem p{blocks ? stencil_numbered_in_blocks() : test::stencil_3d(8, 4, 4), Machine(topo, test::all_hosts(*topo, 3), 8)};
+    CommGraph graph = blocks ? stencil_numbered_in_blocks() : test::stencil_3d(8, 4, 4);
+    Problem p{std::move(graph), Machine(topo, test::all_hosts(*topo, 3), 8)};
     std::map<GroupChoice, MapResult> results;
     for (GroupChoice groups : {GroupChoice::Auto, GroupChoice::Tree, GroupChoice::Flat, GroupChoice::Runs}) {
       MapOptions o;
@@ -145,13 +146,16 @@ TEST(Grouping, AutoKeepsTheBestOfTreeFlatAndRuns) {
     EXPECT_EQ(results[GroupChoice::Tree].groups, "tree");
     EXPECT_EQ(results[GroupChoice::Flat].groups, "flat");
     EXPECT_EQ(results[GroupChoice::Runs].groups, "runs");
-    for (int v = 0; v < 128; ++v)  // runs: ranks 8k..8k+7 share a host
+    for (int v = 0; v < 128; ++v) {  // runs: ranks 8k..8k+7 share a host
       EXPECT_EQ(results[GroupChoice::Runs].slot_of_process[static_cast<size_t>(v)] / 8,
                 results[GroupChoice::Runs].slot_of_process[static_cast<size_t>(v / 8 * 8)] / 8);
+    }
     double best = std::min(hop_bytes(GroupChoice::Tree), hop_bytes(GroupChoice::Flat));
     if (blocks) best = std::min(best, hop_bytes(GroupChoice::Runs));
     EXPECT_DOUBLE_EQ(hop_bytes(GroupChoice::Auto), best) << (blocks ? "blocks" : "lexicographic");
-    if (!blocks) EXPECT_NE(results[GroupChoice::Auto].groups, "runs");
+    if (!blocks) {
+      EXPECT_NE(results[GroupChoice::Auto].groups, "runs");
+    }
   }
   EXPECT_EQ(group_choice("auto"), GroupChoice::Auto);
   EXPECT_EQ(group_choice("runs"), GroupChoice::Runs);

@@ -120,7 +120,8 @@ TEST(EdgeList, VolumesThatWouldOverflowTheMetricsAreRefused) {
     EXPECT_EQ(e.status(), CANOPY_ERR_INVALID_ARG);
     EXPECT_NE(std::string(e.what()).find("add up to 2e+300 bytes, more than 1e300"), std::string::npos) << e.what();
   }
-  EXPECT_NE(parse_failure([] { load_edge_list("0 1 2e300\n", "x.edges"); }).find("x.edges:1: bytes '2e300'"), std::string::npos);
+  EXPECT_NE(parse_failure([] { load_edge_list("0 1 2e300\n", "x.edges"); }).find("x.edges:1: bytes '2e300'"),
+            std::string::npos);
   // A NUL inside a number is not its end.
   EXPECT_NE(parse_failure([] { load_edge_list(std::string("0 1 5\0junk\n", 12), "x.edges"); }).find("x.edges:1: bytes"),
             std::string::npos);

@@ -53,10 +53,10 @@ void write_outputs(const MapCommandOptions &o, const map::Problem &p, const map:
     if (!path.empty()) staged.add(path, write);
   };
   auto text = [&](const std::string &path, const std::function<std::string()> &content) {
-    output(path, [&](const std::string &temporary) { write_file_atomic(temporary, content()); });
+    output(path, [&](const std::string &file) { write_file_atomic(file, content()); });
   };
-  output(o.heatmap, [&](const std::string &temporary) { map::write_heatmap(temporary, p, r, mapped, identity); });
-  output(o.draw_load, [&](const std::string &temporary) { map::write_load_drawing(temporary, p, r, mapped, identity); });
+  output(o.heatmap, [&](const std::string &file) { map::write_heatmap(file, p, r, mapped, identity); });
+  output(o.draw_load, [&](const std::string &file) { map::write_load_drawing(file, p, r, mapped, identity); });
   text(o.rankfile, [&] { return map::openmpi_rankfile(m, slots); });
   text(o.slurm_hostfile, [&] { return map::slurm_hostfile(m, slots); });
   text(o.machinefile, [&] { return map::mpich_machinefile(m, slots); });
@@ -93,8 +93,8 @@ int run_map(const MapCommandOptions &o) {
   // A wrong file name fails now, not after loading and mapping.
   if (!o.heatmap.empty()) map::picture_format(o.heatmap, {map::PictureFormat::Svg, map::PictureFormat::Png}, "--heatmap");
   if (!o.draw_load.empty()) map::picture_format(o.draw_load, {map::PictureFormat::Dot, map::PictureFormat::Svg}, "--draw-load");
-  for (const std::string *path : {&o.heatmap, &o.draw_load, &o.rankfile, &o.slurm_hostfile, &o.machinefile, &o.permutation,
-                                  &o.process_graph})
+  for (const std::string *path :
+       {&o.heatmap, &o.draw_load, &o.rankfile, &o.slurm_hostfile, &o.machinefile, &o.permutation, &o.process_graph})
     if (!path->empty()) check_output_path(*path);
   Progress progress("canopy map");
   map::Problem problem = load_problem(o, progress);

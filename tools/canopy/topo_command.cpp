@@ -106,13 +106,14 @@ int run_topo(const TopoOptions &o) {
   StagedFiles staged;
   if (!o.svg.empty()) {
     progress.stage("drawing " + o.svg);
-    staged.add(o.svg, [&](const std::string &temporary) { topo::render_svg(topo::fabric_dot(topo), temporary); });
+    staged.add(o.svg, [&](const std::string &file) { topo::render_svg(topo::fabric_dot(topo), file); });
   }
   topo::SimgridPlatformStats platform;
   if (!o.simgrid.empty()) {
     topo::SimgridOptions options = simgrid_options(o, topo);
     options.progress = progress.fn();
-    staged.add(o.simgrid, [&](const std::string &temporary) { platform = topo::write_simgrid_platform(topo, options, temporary); });
+    staged.add(o.simgrid,
+               [&](const std::string &file) { platform = topo::write_simgrid_platform(topo, options, file); });
   }
   staged.commit();
   progress.stage("summary");

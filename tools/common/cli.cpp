@@ -19,7 +19,9 @@ void add_json_flag(CLI::App &command, bool &json) {
 }
 
 // Strings from the user (paths, specs) may not be UTF-8: replaced, never an exception.
-void print_json(const nlohmann::json &value) { std::cout << value.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n'; }
+void print_json(const nlohmann::json &value) {
+  std::cout << value.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+}
 
 int run(CLI::App &app, int argc, char **argv, const std::function<int()> &body) {
   try {
