@@ -110,10 +110,8 @@ void StagedFiles::commit() {
 void check_output_path(const std::string &path) {
   size_t slash = path.rfind('/');
   std::string folder = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
-  if (!is_directory(folder)) {
-    errno = ENOENT;
-    throw io_error("cannot write", path + " (no folder " + folder + ")");
-  }
+  if (!is_directory(folder))
+    throw Error(CANOPY_ERR_IO, "cannot write " + path + " (no folder " + folder + "): " + std::strerror(ENOENT));
   if (is_directory(path)) throw Error(CANOPY_ERR_IO, "cannot write " + path + ": it is a folder");
 }
 

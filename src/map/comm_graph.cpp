@@ -110,14 +110,6 @@ CommGraph CommGraphBuilder::build() {
       entries_[merged++] = entries_[i];
   }
   entries_.resize(merged);
-  double total = 0;
-  for (const Entry &e : entries_) total += e.bytes;
-  if (!(total <= CommGraph::kMaxTotalBytes)) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.3g", total);
-    throw Error(CANOPY_ERR_INVALID_ARG, std::string("the communication volumes add up to ") + text +
-                                            " bytes, more than 1e300 (hop-bytes would overflow)");
-  }
   return assemble();
 }
 
@@ -143,6 +135,12 @@ CommGraph CommGraphBuilder::assemble() {
       g.weights_[at] = e.bytes;
     }
   for (const Entry &e : entries_) g.total_bytes_ += e.bytes;
+  if (!(g.total_bytes_ <= CommGraph::kMaxTotalBytes)) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3g", g.total_bytes_);
+    throw Error(CANOPY_ERR_INVALID_ARG, std::string("the communication volumes add up to ") + text +
+                                            " bytes, more than 1e300 (hop-bytes would overflow)");
+  }
   entries_.clear();
   entries_.shrink_to_fit();
   return g;
