@@ -26,7 +26,9 @@ Usage: bench/smpi_eval.sh [OPTIONS]
   --mesh-rows N      mesh: rows of the matrix (bench_gen_mesh's graded 3D mesh, 10 neighbours;
                      default 262144), split into the ranks by METIS; 8 bytes per row sent
   --mesh-seed S      mesh: seed of the matrix and of its METIS split (default 1)
-  --iters N          timed exchange steps (default 3; 1 warm-up step)
+  --mesh-vectors K   mesh: vectors multiplied at once (a block SpMV), K x 8 bytes per row sent (default 1)
+  --iters N          timed exchange steps (default 10; 1 warm-up step); see docs/simgrid.md
+                     on how a step is timed
   --placements LIST  identity,rt,rt+intra (default all three)
   --out DIR          work directory (default /tmp/canopy-smpi-eval); fabric and platforms reused
   --canopy BIN       the canopy tool (default build/bin/canopy)
@@ -38,7 +40,7 @@ USAGE
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(dirname "$HERE")"
 RANKS_LIST=256,512,1024 PPN=16 NODE='pack:2 core:8 pu:1' FABRIC_HOSTS=512 LEVELS=3 RADIX=16 SEED=1
-PATTERNS=halo3d,spmv,mesh BYTES=65536 MESH_ROWS=262144 MESH_SEED=1 ITERS=3 PLACEMENTS=identity,rt,rt+intra OUT=/tmp/canopy-smpi-eval
+PATTERNS=halo3d,spmv,mesh BYTES=65536 MESH_ROWS=262144 MESH_SEED=1 MESH_VECTORS=1 ITERS=10 PLACEMENTS=identity,rt,rt+intra OUT=/tmp/canopy-smpi-eval
 CANOPY="$ROOT/build/bin/canopy"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -46,6 +48,7 @@ while [ $# -gt 0 ]; do
     --fabric-hosts) FABRIC_HOSTS="${2-}" ;; --levels) LEVELS="${2-}" ;; --radix) RADIX="${2-}" ;;
     --seed) SEED="${2-}" ;; --patterns) PATTERNS="${2-}" ;; --bytes) BYTES="${2-}" ;; --iters) ITERS="${2-}" ;;
     --mesh-rows) MESH_ROWS="${2-}" ;; --mesh-seed) MESH_SEED="${2-}" ;;
+    --mesh-vectors) MESH_VECTORS="${2-}" ;;
     --placements) PLACEMENTS="${2-}" ;; --out) OUT="${2-}" ;; --canopy) CANOPY="${2-}" ;;
     -h|--help) usage; exit 0 ;;
     *) echo "smpi_eval: error: unknown option $1 (see --help)" >&2; exit 2 ;;
@@ -82,7 +85,8 @@ PY
 
 # The benchmarks, built with smpicc.
 for prog in halo3d spmv_pattern; do
-  if [ ! -x "$OUT/bin/$prog" ] || [ "$HERE/patterns/$prog.c" -nt "$OUT/bin/$prog" ]; then
+  if [ ! -x "$OUT/bin/$prog" ] || [ "$HERE/patterns/$prog.c" -nt "$OUT/bin/$prog" ] ||
+     [ "$HERE/patterns/pattern_common.h" -nt "$OUT/bin/$prog" ]; then
     smpicc -O2 -o "$OUT/bin/$prog" "$HERE/patterns/$prog.c" -lm > "$OUT/bin/$prog.log" 2>&1 ||
       die "smpicc failed on $prog.c: $(tail -3 "$OUT/bin/$prog.log")"
   fi
@@ -148,8 +152,8 @@ for ranks in "${RANK_COUNTS[@]}"; do
         [ -s "$graph" ] || "$CANOPY" map --graph "$matrix" --parts "$ranks" --seed "$MESH_SEED" --fabric "$FABRIC" \
           --hosts "$JOB.hosts" --ppn "$PPN" --algorithm identity --process-graph "$graph" > /dev/null ||
           die "canopy map could not split $matrix into $ranks ranks"
-        shape="$MESH_ROWS-row matrix"
-        args=("$graph" --iters "$ITERS" --warmup 1)
+        shape="$MESH_ROWS-row matrix, $MESH_VECTORS vector(s)"
+        args=("$graph" --iters "$ITERS" --warmup 1 --scale "$MESH_VECTORS")
         bench="$OUT/bin/spmv_pattern" ;;
       *) die "unknown pattern '$pattern' (halo3d, spmv, mesh)" ;;
     esac

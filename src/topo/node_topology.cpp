@@ -55,7 +55,7 @@ std::string synthetic_hint(const std::string &spec) {
   for (std::string_view token : split_fields(spec)) {
     if (token[0] == '[' || token[0] == '(' || token[0] == '{' || (token[0] >= '0' && token[0] <= '9')) continue;
     size_t colon = token.find(':');
-    std::string at = " at '" + std::string(token) + "'";
+    std::string at = " at '" + printable(token) + "'";
     if (colon == std::string_view::npos) return "no ':' after the object type" + at;
     std::string type(token.substr(0, colon));
     hwloc_obj_type_t parsed;
@@ -68,7 +68,7 @@ std::string synthetic_hint(const std::string &spec) {
 }
 
 [[noreturn]] void fail_synthetic(const std::string &spec, const std::string &why) {
-  throw Error(CANOPY_ERR_PARSE, "invalid hwloc synthetic description '" + spec + "': " + why +
+  throw Error(CANOPY_ERR_PARSE, "invalid hwloc synthetic description '" + printable(spec, 200) + "': " + why +
                                     " (expected TYPE:COUNT levels such as \"pack:2 core:4 pu:2\"; "
                                     "HWLOC_SYNTHETIC_VERBOSE=1 makes hwloc print its own diagnosis)");
 }

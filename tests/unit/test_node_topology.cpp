@@ -96,6 +96,9 @@ TEST(NodeTopology, InvalidInputs) {
   EXPECT_NE(message.find("no number of objects at 'pack:-1'"), std::string::npos) << message;
   EXPECT_EQ(status_of("pack:2 core:4", &message), CANOPY_ERR_PARSE);  // no PU level
   EXPECT_EQ(status_of("garbage", &message), CANOPY_ERR_PARSE);
+  EXPECT_EQ(status_of("pack:2 foo:8\ncore:2 pu:1", &message), CANOPY_ERR_PARSE);  // one line, newline shown as '?'
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  EXPECT_NE(message.find("'pack:2 foo:8?core:2 pu:1'"), std::string::npos) << message;
 
   auto start = std::chrono::steady_clock::now();
   EXPECT_EQ(status_of("pack:1024 core:1024 pu:1024", &message), CANOPY_ERR_PARSE);
