@@ -96,18 +96,18 @@ static inline double pattern_run(const pattern_exchange *x, int warmup, int iter
                 &requests[x->num_recvs + i]);
     MPI_Waitall(n, requests, MPI_STATUSES_IGNORE);
   }
-  double end = MPI_Wtime(), last[2] = {start, end}, step = 0;
+  double end = MPI_Wtime(), last[2] = {start, end}, step_time = 0;
   if (*global_clock) {
     MPI_Allreduce(MPI_IN_PLACE, last, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    step = (last[1] - last[0]) / iters;
+    step_time = (last[1] - last[0]) / iters;
   } else {
     double own = (end - start) / iters;
-    MPI_Allreduce(&own, &step, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(&own, &step_time, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   }
   free(requests);
   PATTERN_FREE(send_buf);
   PATTERN_FREE(recv_buf);
-  return step;
+  return step_time;
 }
 
 /* The result line the scripts parse: "per_iter_us=" is pattern_run's step time,
