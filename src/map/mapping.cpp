@@ -182,6 +182,16 @@ std::vector<int> tree_group_hosts(const CommGraph &padded, const Machine &m, con
   return host_of;
 }
 
+// What a grouping's hosts carry: hop-bytes, and the busiest host's off-node bytes.
+struct Load {
+  double hop_bytes, busiest_host;
+};
+
+Load load_of(const CommGraph &g, const Machine &m, const std::vector<int> &host_of) {
+  std::vector<double> off_node = off_node_bytes(g, m, host_of);
+  return {inter_node_hop_bytes(g, m, host_of), *std::max_element(off_node.begin(), off_node.end())};
+}
+
 std::vector<int> tree_hosts(const CommGraph &padded, const Machine &m, const MapOptions &o, MapResult &result) {
   if (o.algorithm == "rb" && m.coordinates().empty())
     throw Error(CANOPY_ERR_INVALID_ARG, "rb needs torus coordinates (a torus: source); " + m.topology().source() +
@@ -197,9 +207,15 @@ std::vector<int> tree_hosts(const CommGraph &padded, const Machine &m, const Map
   result.groups = "tree";
   std::vector<int> host_of = tree_group_hosts(padded, m, o, result);
   if (o.groups != GroupChoice::Auto) return host_of;
-  double cost = inter_node_hop_bytes(padded, m, host_of);
+  // Hop-bytes and the busiest host's off-node bytes, each relative to the tree's
+  // groups, summed: a grouping that loads one host's link more must save more
+  // hop-bytes than that (docs/mapping.md).
+  const Load tree = load_of(padded, m, host_of);
+  if (tree.hop_bytes == 0) return host_of;
+  double cost = 2;
   auto consider = [&](const char *groups, std::vector<int> other) {
-    double other_cost = inter_node_hop_bytes(padded, m, other);
+    Load load = load_of(padded, m, other);
+    double other_cost = load.hop_bytes / tree.hop_bytes + load.busiest_host / tree.busiest_host;
     if (other_cost >= cost) return;
     host_of = std::move(other), cost = other_cost, result.groups = groups, result.coarsening_levels = 0;
   };

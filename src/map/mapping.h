@@ -44,7 +44,8 @@ TreeChoice tree_choice(const std::string &name);
     block placement keeps it, with the groups' graph mapped on the tree), or
     auto: along the tree; runs too when their cut is at most kRunsCutSlack times
     the tree's; flat too for small graphs (at most kBothGroupingsUpTo vertices,
-    free slots included); the lowest hop-bytes kept. */
+    free slots included); kept: the lowest hop-bytes plus busiest host's
+    off-node bytes, each relative to the tree's groups. */
 enum class GroupChoice { Auto, Tree, Flat, Runs };
 /** "auto", "tree", "flat", "runs"; Error(INVALID_ARG) for another name. */
 GroupChoice group_choice(const std::string &name);

@@ -14,6 +14,10 @@ namespace canopy::map {
 /** Bytes times network links between the hosts of every edge's ends. */
 double inter_node_hop_bytes(const CommGraph &graph, const Machine &machine, const std::vector<int> &host_of);
 
+/** Bytes of the edges between each host's vertices and the other hosts': what
+    the host's network link carries, both directions together. */
+std::vector<double> off_node_bytes(const CommGraph &graph, const Machine &machine, const std::vector<int> &host_of);
+
 /** Greedy placement: the process with the most bytes to already placed processes
     goes next, on the host with room that costs it least (its partners' hosts, or
     the free host nearest to its heaviest partner). */
@@ -21,7 +25,8 @@ std::vector<int> greedy_hosts(const CommGraph &graph, const Machine &machine);
 
 /** Swaps between hosts (with free slots too) that lower inter-node hop-bytes,
     heaviest processes first, until a pass gains under 0.1% or after
-    @p max_passes passes. Returns the hop-bytes removed. */
+    @p max_passes passes. No swap takes a host's off_node_bytes above the
+    busiest host's at the start. Returns the hop-bytes removed. */
 double refine_hosts(const CommGraph &graph, const Machine &machine, std::vector<int> &host_of, int max_passes = 4);
 
 /** Slot of every vertex given its host: recursive tree mapping of each host's

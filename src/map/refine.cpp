@@ -1,6 +1,9 @@
-// Refinement: pairwise swaps between hosts that lower inter-node hop-bytes.
+// Refinement: pairwise swaps between hosts that lower inter-node hop-bytes and
+// never raise the busiest host's off-node bytes.
 #include <algorithm>
 #include <numeric>
+#include <tuple>
+#include <utility>
 
 #include "map/placement_steps.h"
 
@@ -11,13 +14,16 @@ class Refiner {
  public:
   Refiner(const CommGraph &g, const Machine &m, std::vector<int> &host_of)
       : g_(g), m_(m), host_of_(host_of), members_(static_cast<size_t>(m.num_hosts())),
-        position_(host_of.size()), partner_bytes_(host_of.size(), 0), here_(host_of.size(), 0) {
+        position_(host_of.size()), partner_bytes_(host_of.size(), 0), here_(host_of.size(), 0),
+        bytes_(host_of.size()), off_node_(off_node_bytes(g, m, host_of)) {
     for (size_t v = 0; v < host_of.size(); ++v) {
       auto &list = members_[static_cast<size_t>(host_of[v])];
       position_[v] = static_cast<int>(list.size());
       list.push_back(static_cast<int>(v));
       here_[v] = cost(static_cast<int>(v), host_of[v]);
+      bytes_[v] = g.vertex_bytes(static_cast<int>(v));
     }
+    off_node_limit_ = *std::max_element(off_node_.begin(), off_node_.end());
   }
 
   // One pass over the processes, heaviest first; returns the hop-bytes removed.
@@ -57,7 +63,7 @@ class Refiner {
         // is monotone, the sum is formed in the same order), and most u are skipped.
         if (v_delta - u_here + shared >= best) continue;
         double delta = v_delta + cost(u, h) - u_here + shared;
-        if (delta < best) best = delta, best_u = u;
+        if (delta < best && within_limit(off_node_after_swap(v, u))) best = delta, best_u = u;
       }
     }
     for (int64_t i = g_.row_begin(v); i < g_.row_end(v); ++i) partner_bytes_[static_cast<size_t>(g_.neighbor(i))] = 0;
@@ -66,8 +72,41 @@ class Refiner {
     return -best;
   }
 
+  // Bytes of x's edges to the vertices on `host` other than x and `except`.
+  double bytes_to_host(int x, int host, int except) const {
+    double sum = 0;
+    for (int64_t i = g_.row_begin(x); i < g_.row_end(x); ++i) {
+      int y = g_.neighbor(i);
+      if (y != except && host_of_[static_cast<size_t>(y)] == host) sum += g_.weight(i);
+    }
+    return sum;
+  }
+
+  // Off-node bytes of v's host and u's host once v and u trade places. A host
+  // that gives up x for y: x's edges inside become cut, x's cut edges leave it,
+  // and y's edges into the host stop being cut while the rest of y's are cut.
+  std::pair<double, double> off_node_after_swap(int v, int u) const {
+    int a = host_of_[static_cast<size_t>(v)], b = host_of_[static_cast<size_t>(u)];
+    auto after = [&](int host, int out, int in) {
+      double out_inside = bytes_to_host(out, host, out), in_inside = bytes_to_host(in, host, out);
+      return off_node_[static_cast<size_t>(host)] + 2 * out_inside - bytes_[static_cast<size_t>(out)] +
+             bytes_[static_cast<size_t>(in)] - 2 * in_inside;
+    };
+    return {after(a, v, u), after(b, u, v)};
+  }
+
+  // The busiest host's off-node bytes (a NIC's load) when the refinement started
+  // bound every swap: fewer hop-bytes must not come from one host's link carrying
+  // more, which sets the step of a bandwidth-bound exchange (docs/mapping.md).
+  bool within_limit(std::pair<double, double> off_node) const {
+    double limit = off_node_limit_ * (1 + 1e-12);
+    return off_node.first <= limit && off_node.second <= limit;
+  }
+
   void swap(int v, int u) {
     int hv = host_of_[static_cast<size_t>(v)], hu = host_of_[static_cast<size_t>(u)];
+    // Before host_of_ changes: off_node_after_swap reads where v and u are now.
+    std::tie(off_node_[static_cast<size_t>(hv)], off_node_[static_cast<size_t>(hu)]) = off_node_after_swap(v, u);
     int pv = position_[static_cast<size_t>(v)], pu = position_[static_cast<size_t>(u)];
     members_[static_cast<size_t>(hv)][static_cast<size_t>(pv)] = u;
     members_[static_cast<size_t>(hu)][static_cast<size_t>(pu)] = v;
@@ -91,6 +130,9 @@ class Refiner {
   std::vector<int> position_;              // index of each vertex in its host's list
   std::vector<double> partner_bytes_;      // bytes to the vertex being improved
   std::vector<double> here_;               // cost(v, host of v), kept current through swaps
+  std::vector<double> bytes_;              // all bytes of each vertex
+  std::vector<double> off_node_;           // bytes of the cut edges at each host, kept current
+  double off_node_limit_ = 0;              // no swap takes a host above this
   std::vector<int> candidates_;
 };
 
@@ -102,6 +144,16 @@ double inter_node_hop_bytes(const CommGraph &g, const Machine &m, const std::vec
     for (int64_t i = g.row_begin(v); i < g.row_end(v); ++i)
       if (v < g.neighbor(i)) sum += g.weight(i) * m.hops(host_of[static_cast<size_t>(v)], host_of[static_cast<size_t>(g.neighbor(i))]);
   return sum;
+}
+
+std::vector<double> off_node_bytes(const CommGraph &g, const Machine &m, const std::vector<int> &host_of) {
+  std::vector<double> bytes(static_cast<size_t>(m.num_hosts()), 0);
+  for (int v = 0; v < g.num_vertices(); ++v) {
+    int h = host_of[static_cast<size_t>(v)];
+    for (int64_t i = g.row_begin(v); i < g.row_end(v); ++i)
+      if (host_of[static_cast<size_t>(g.neighbor(i))] != h) bytes[static_cast<size_t>(h)] += g.weight(i);
+  }
+  return bytes;
 }
 
 double refine_hosts(const CommGraph &g, const Machine &m, std::vector<int> &host_of, int max_passes) {

@@ -148,13 +148,15 @@ CommandRunner add_map_command(CLI::App &app) {
                   "rt/rb: form node-sized groups along the tree (multilevel where the processes pair up naturally, "
                   "as in stencils), flat (the paper: METIS k-way into one group per host), runs (ppn consecutive "
                   "ranks per host, the application's own numbering, placed on the tree), or auto (tree; runs too "
-                  "when they cut at most 5% more bytes; for graphs up to 2,048 vertices flat too; the lowest "
-                  "hop-bytes kept)")
+                  "when they cut at most 5% more bytes; for graphs up to 2,048 vertices flat too; kept: the lowest "
+                  "hop-bytes plus busiest host's off-node bytes, each relative to the tree's groups)")
       ->check(CLI::IsMember({"auto", "tree", "flat", "runs"}))->capture_default_str();
   cmd->add_option("--parts", o->parts, "MatrixMarket input: split the rows into this many processes (METIS)");
   cmd->add_option("--seed", o->seed, "METIS and Scotch seed (same seed, same mapping)")->capture_default_str();
   cmd->add_flag("--no-intra", o->no_intra, "Skip intra-node mapping");
-  cmd->add_flag("--no-refine", o->no_refine, "Skip the refinement pass (and its never-worse-than-baselines guard)");
+  cmd->add_flag("--no-refine", o->no_refine,
+                "Skip the refinement pass (swaps that lower hop-bytes without loading the busiest host's link "
+                "more) and its never-worse-than-baselines guard");
   cmd->add_option("--rankfile", o->rankfile, "Write an Open MPI rankfile (mpirun --rankfile FILE)");
   cmd->add_option("--slurm-hostfile", o->slurm_hostfile,
                   "Write a Slurm host list (SLURM_HOSTFILE=FILE srun --distribution=arbitrary)");
