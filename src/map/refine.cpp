@@ -12,16 +12,16 @@ namespace {
 
 class Refiner {
  public:
-  Refiner(const CommGraph &g, const Machine &m, std::vector<int> &host_of)
-      : g_(g), m_(m), host_of_(host_of), members_(static_cast<size_t>(m.num_hosts())),
+  // bytes[v]: all bytes of vertex v.
+  Refiner(const CommGraph &g, const Machine &m, std::vector<int> &host_of, const std::vector<double> &bytes)
+      : g_(g), m_(m), host_of_(host_of), bytes_(bytes), members_(static_cast<size_t>(m.num_hosts())),
         position_(host_of.size()), partner_bytes_(host_of.size(), 0), here_(host_of.size(), 0),
-        bytes_(host_of.size()), off_node_(off_node_bytes(g, m, host_of)) {
+        off_node_(off_node_bytes(g, m, host_of)) {
     for (size_t v = 0; v < host_of.size(); ++v) {
       auto &list = members_[static_cast<size_t>(host_of[v])];
       position_[v] = static_cast<int>(list.size());
       list.push_back(static_cast<int>(v));
       here_[v] = cost(static_cast<int>(v), host_of[v]);
-      bytes_[v] = g.vertex_bytes(static_cast<int>(v));
     }
     off_node_limit_ = *std::max_element(off_node_.begin(), off_node_.end());
   }
@@ -126,11 +126,11 @@ class Refiner {
   const CommGraph &g_;
   const Machine &m_;
   std::vector<int> &host_of_;
+  const std::vector<double> &bytes_;       // all bytes of each vertex
   std::vector<std::vector<int>> members_;  // vertices on each host
   std::vector<int> position_;              // index of each vertex in its host's list
   std::vector<double> partner_bytes_;      // bytes to the vertex being improved
   std::vector<double> here_;               // cost(v, host of v), kept current through swaps
-  std::vector<double> bytes_;              // all bytes of each vertex
   std::vector<double> off_node_;           // bytes of the cut edges at each host, kept current
   double off_node_limit_ = 0;              // no swap takes a host above this
   std::vector<int> candidates_;
@@ -164,7 +164,7 @@ double refine_hosts(const CommGraph &g, const Machine &m, std::vector<int> &host
   for (int v = 0; v < g.num_vertices(); ++v) bytes[static_cast<size_t>(v)] = g.vertex_bytes(v);
   order.erase(std::remove_if(order.begin(), order.end(), [&](int v) { return bytes[static_cast<size_t>(v)] == 0; }), order.end());
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return bytes[static_cast<size_t>(a)] > bytes[static_cast<size_t>(b)]; });
-  Refiner refiner(g, m, host_of);
+  Refiner refiner(g, m, host_of, bytes);
   double total = 0, remaining = inter_node_hop_bytes(g, m, host_of);
   for (int p = 0; p < max_passes && remaining > 0; ++p) {
     double gained = refiner.pass(order);
