@@ -42,10 +42,12 @@ TreeChoice tree_choice(const std::string &name);
     graph split at every tree node; few parts per split, faster at scale), runs
     (ppn consecutive ranks per group: the application's own numbering, as the
     block placement keeps it, with the groups' graph mapped on the tree), or
-    auto: along the tree; runs too when their cut is at most kRunsCutSlack times
-    the tree's; flat too for small graphs (at most kBothGroupingsUpTo vertices,
-    free slots included); kept: the lowest hop-bytes plus busiest host's
-    off-node bytes, each relative to the tree's groups. */
+    auto: on graphs above kBothGroupingsUpTo vertices (free slots included),
+    runs alone when samples of the ranks show the numbering as local as METIS's
+    parts (kRunsSampleWindows); otherwise along the tree; runs too when their
+    cut is at most kRunsCutSlack times the tree's; flat too for small graphs;
+    kept: the lowest hop-bytes plus busiest host's off-node bytes, each
+    relative to the tree's groups. */
 enum class GroupChoice { Auto, Tree, Flat, Runs };
 /** "auto", "tree", "flat", "runs"; Error(INVALID_ARG) for another name. */
 GroupChoice group_choice(const std::string &name);
@@ -62,6 +64,17 @@ constexpr int kBothGroupingsUpTo = 2048;
     runs often win; lexicographic grids and random numberings cut 1.5-1.9 times
     more and never do (docs/benchmarks.md). */
 constexpr double kRunsCutSlack = 1.05;
+
+/** On graphs above kBothGroupingsUpTo vertices GroupChoice::Auto takes runs
+    without the tree walk when in each of this many windows of kRunsSampleHosts
+    hosts' worth of consecutive ranks most bytes stay inside the window and runs
+    cut at most kRunsCutSlack times METIS's split of the window into hosts.
+    Meshes numbered by a partitioner pass (0.88-0.98 of METIS's cut), and so do
+    AMR patterns for most seeds (0.96-1.00; else a window at up to 1.15);
+    lexicographic stencils (2.4-3.5) and random graphs (most bytes leave the
+    windows) do not (docs/benchmarks.md). */
+constexpr int kRunsSampleWindows = 8;
+constexpr int kRunsSampleHosts = 16;
 
 struct MapOptions {
   std::string algorithm = "rt";

@@ -3,7 +3,8 @@
 // the box embedding of a stencil on a torus, which independent splits miss, and
 // the split refinement keeps part sizes while never raising its cost; the auto
 // grouping keeps the best of tree, flat and runs groups, weighing hop-bytes and
-// the busiest host.
+// the busiest host, and on large graphs takes runs alone when samples of the
+// numbering show it local.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -114,17 +115,20 @@ TEST(ExternalSplit, RefinementNeverRaisesTheCostAndKeepsSizes) {
 namespace canopy::map {
 namespace {
 
-// A 7-point stencil on an 8x4x4 grid, each process numbered by its 2x2x2 block
-// first (the blocks in lexicographic order), as a partitioner would number them.
-CommGraph stencil_numbered_in_blocks() {
-  auto id = [](int x, int y, int z) { return ((z / 2 * 2 + y / 2) * 4 + x / 2) * 8 + (z % 2 * 2 + y % 2) * 2 + x % 2; };
-  CommGraphBuilder b(128);
-  for (int z = 0; z < 4; ++z)
-    for (int y = 0; y < 4; ++y)
-      for (int x = 0; x < 8; ++x) {
-        if (x + 1 < 8) b.add(id(x, y, z), id(x + 1, y, z), 1);
-        if (y + 1 < 4) b.add(id(x, y, z), id(x, y + 1, z), 1);
-        if (z + 1 < 4) b.add(id(x, y, z), id(x, y, z + 1), 1);
+// A 7-point stencil on an x * y * z grid, each process numbered by its bx * by * bz
+// block first (the blocks in lexicographic order), as a partitioner would number them.
+CommGraph stencil_numbered_in_blocks(int x, int y, int z, int bx, int by, int bz) {
+  int blocks_x = x / bx, blocks_y = y / by, block = bx * by * bz;
+  auto id = [&](int i, int j, int k) {
+    return ((k / bz * blocks_y + j / by) * blocks_x + i / bx) * block + (k % bz * by + j % by) * bx + i % bx;
+  };
+  CommGraphBuilder b(x * y * z);
+  for (int k = 0; k < z; ++k)
+    for (int j = 0; j < y; ++j)
+      for (int i = 0; i < x; ++i) {
+        if (i + 1 < x) b.add(id(i, j, k), id(i + 1, j, k), 1);
+        if (j + 1 < y) b.add(id(i, j, k), id(i, j + 1, k), 1);
+        if (k + 1 < z) b.add(id(i, j, k), id(i, j, k + 1), 1);
       }
   return b.build();
 }
@@ -148,7 +152,7 @@ TEST(Grouping, AutoKeepsTheBestOfTreeFlatAndRuns) {
   for (bool blocks : {false, true}) {
     // Lexicographic numbering: runs of 8 ranks are lines of the grid, which cut 192 edges against the
     // blocks' 112, so auto does not try them; numbered in blocks, the runs are the blocks.
-    CommGraph graph = blocks ? stencil_numbered_in_blocks() : test::stencil_3d(8, 4, 4);
+    CommGraph graph = blocks ? stencil_numbered_in_blocks(8, 4, 4, 2, 2, 2) : test::stencil_3d(8, 4, 4);
     Problem p{std::move(graph), Machine(topo, test::all_hosts(*topo, 3), 8)};
     std::map<GroupChoice, MapResult> results;
     for (GroupChoice groups : {GroupChoice::Auto, GroupChoice::Tree, GroupChoice::Flat, GroupChoice::Runs}) {
@@ -203,6 +207,46 @@ TEST(Grouping, AutoTradesAFewHopBytesForALessLoadedHost) {
     traded += hop_bytes(GroupChoice::Auto) > std::min(hop_bytes(GroupChoice::Tree), hop_bytes(GroupChoice::Flat));
   }
   EXPECT_GT(traded, 0);  // 10 of the 30
+}
+
+// Above kBothGroupingsUpTo vertices auto samples windows of consecutive ranks and
+// takes runs without the tree walk when they cut as little there as METIS does and
+// the windows keep most of their bytes. 4,096 processes, 16 per host:
+// - numbered in 4x2x2 blocks, the runs are the blocks: runs, the same mapping as --groups runs;
+// - numbered lexicographically, the runs are lines (2.5 times METIS's cut in a window): the tree;
+// - rank r talking only to r + 2048: no window sees its bytes (both cuts are 0): the tree, which
+//   puts the pairs on one host each.
+TEST(Grouping, AutoTakesRunsAloneWhenSamplesShowTheNumberingIsLocal) {
+  const int n = 4096;
+  auto topo = test::fat_tree(16, 16, 4);
+  CommGraphBuilder pairs(n);
+  for (int v = 0; v < n / 2; ++v) pairs.add(v, v + n / 2, 1);
+  struct Case {
+    const char *name;
+    CommGraph graph;
+    bool local;
+  };
+  Case cases[] = {{"blocks", stencil_numbered_in_blocks(16, 16, 16, 4, 2, 2), true},
+                  {"lexicographic", test::stencil_3d(16, 16, 16), false},
+                  {"distant pairs", pairs.build(), false}};
+  ASSERT_GT(n, kBothGroupingsUpTo);
+  for (Case &c : cases) {
+    Problem p{std::move(c.graph), Machine(topo, test::all_hosts(*topo, 2), 16)};
+    std::map<GroupChoice, MapResult> results;
+    for (GroupChoice groups : {GroupChoice::Auto, GroupChoice::Runs}) {
+      MapOptions o;
+      o.groups = groups;
+      o.refine = false;
+      results[groups] = map_processes(p, o);
+    }
+    const MapResult &chosen = results[GroupChoice::Auto], &runs = results[GroupChoice::Runs];
+    EXPECT_EQ(chosen.groups, c.local ? "runs" : "tree") << c.name;
+    if (c.local) {
+      EXPECT_EQ(chosen.slot_of_process, runs.slot_of_process) << c.name;
+    } else {
+      EXPECT_LT(evaluate(p, chosen.slot_of_process).hop_bytes, 0.8 * evaluate(p, runs.slot_of_process).hop_bytes) << c.name;
+    }
+  }
 }
 
 }  // namespace

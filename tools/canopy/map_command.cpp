@@ -147,9 +147,11 @@ CommandRunner add_map_command(CLI::App &app) {
   cmd->add_option("--groups", o->groups,
                   "rt/rb: form node-sized groups along the tree (multilevel where the processes pair up naturally, "
                   "as in stencils), flat (the paper: METIS k-way into one group per host), runs (ppn consecutive "
-                  "ranks per host, the application's own numbering, placed on the tree), or auto (tree; runs too "
-                  "when they cut at most 5% more bytes; for graphs up to 2,048 vertices flat too; kept: the lowest "
-                  "hop-bytes plus busiest host's off-node bytes, each relative to the tree's groups)")
+                  "ranks per host, the application's own numbering, placed on the tree), or auto (above 2,048 "
+                  "vertices runs alone when samples of consecutive ranks show them cutting at most 5% more than "
+                  "METIS; otherwise tree; runs too when they cut at most 5% more bytes; for graphs up to 2,048 "
+                  "vertices flat too; kept: the lowest hop-bytes plus busiest host's off-node bytes, each relative "
+                  "to the tree's groups)")
       ->check(CLI::IsMember({"auto", "tree", "flat", "runs"}))->capture_default_str();
   cmd->add_option("--parts", o->parts, "MatrixMarket input: split the rows into this many processes (METIS)");
   cmd->add_option("--seed", o->seed, "METIS and Scotch seed (same seed, same mapping)")->capture_default_str();
