@@ -92,6 +92,24 @@ std::optional<Rooted> rooted(MPI_Comm comm, int root, const void *own_buffer, in
   return ok ? std::optional<Rooted>(r) : std::nullopt;
 }
 
+// A call every rank makes with one block per rank (Allgather, Alltoall): the receive side
+// describes the blocks, the send side as many bytes per block or MPI_IN_PLACE.
+struct Unrooted {
+  int rank = 0, size = 0;
+  bool in_place = false;
+  size_t block = 0;
+};
+
+// The call's shape, or nullopt for what goes to PMPI.
+std::optional<Unrooted> unrooted(MPI_Comm comm, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                 int recvcount, MPI_Datatype recvtype) {
+  Unrooted b;
+  b.in_place = sendbuf == MPI_IN_PLACE;
+  bool ok = rank_and_size(comm, b.rank, b.size) &&
+            matching_block_bytes(recvcount, recvtype, b.in_place, sendcount, sendtype, b.size, b.block);
+  return ok ? std::optional<Unrooted>(b) : std::nullopt;
+}
+
 template <class Fn>
 struct Choice {
   const Implementation<Fn> *impl = nullptr;
@@ -263,19 +281,17 @@ int bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm, cons
 int allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
               MPI_Datatype recvtype, MPI_Comm comm, const char *algorithm) noexcept {
   auto pmpi = [&] { return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); };
-  size_t block = 0;
-  int rank = 0, size = 0;
-  bool in_place = sendbuf == MPI_IN_PLACE;
-  if (!rank_and_size(comm, rank, size) ||
-      !matching_block_bytes(recvcount, recvtype, in_place, sendcount, sendtype, size, block))
-    return pmpi();
-  if (block == 0) return MPI_SUCCESS;
+  std::optional<Unrooted> shape = unrooted(comm, sendbuf, sendcount, sendtype, recvcount, recvtype);
+  if (!shape) return pmpi();
+  const Unrooted c = *shape;
+  if (c.block == 0) return MPI_SUCCESS;
   char *recv = static_cast<char *>(recvbuf);
   return run_collective<AllgatherFn>(
-      Collective::Allgather, comm, block, algorithm,
+      Collective::Allgather, comm, c.block, algorithm,
       [&](Hierarchy &h, AllgatherFn run) {
-        const char *mine = in_place ? recv + static_cast<size_t>(rank) * block : static_cast<const char *>(sendbuf);
-        run(h, mine, recv, block);
+        const char *mine =
+            c.in_place ? recv + static_cast<size_t>(c.rank) * c.block : static_cast<const char *>(sendbuf);
+        run(h, mine, recv, c.block);
       },
       pmpi);
 }
@@ -335,28 +351,25 @@ int gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recv
 int alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
              MPI_Datatype recvtype, MPI_Comm comm, const char *algorithm) noexcept {
   auto pmpi = [&] { return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); };
-  size_t block = 0;
-  int rank = 0, size = 0;
-  bool in_place = sendbuf == MPI_IN_PLACE;
-  if (!rank_and_size(comm, rank, size) ||
-      !matching_block_bytes(recvcount, recvtype, in_place, sendcount, sendtype, size, block))
-    return pmpi();
-  if (block == 0) return MPI_SUCCESS;
+  std::optional<Unrooted> shape = unrooted(comm, sendbuf, sendcount, sendtype, recvcount, recvtype);
+  if (!shape) return pmpi();
+  const Unrooted c = *shape;
+  if (c.block == 0) return MPI_SUCCESS;
   char *recv = static_cast<char *>(recvbuf);
-  if (size == 1) {
-    if (!in_place) std::memcpy(recv, sendbuf, block);
+  if (c.size == 1) {
+    if (!c.in_place) std::memcpy(recv, sendbuf, c.block);
     return MPI_SUCCESS;
   }
   return run_collective<AlltoallFn>(
-      Collective::Alltoall, comm, block, algorithm,
+      Collective::Alltoall, comm, c.block, algorithm,
       [&](Hierarchy &h, AlltoallFn run) {
         // The algorithms read and write all blocks at once: in place, they read a copy.
         const char *send = static_cast<const char *>(sendbuf);
-        if (in_place) {
-          size_t all = static_cast<size_t>(size) * block;
+        if (c.in_place) {
+          size_t all = static_cast<size_t>(c.size) * c.block;
           send = static_cast<const char *>(std::memcpy(h.scratch(ScratchUse::Entry).get(all), recv, all));
         }
-        run(h, send, recv, block);
+        run(h, send, recv, c.block);
       },
       pmpi);
 }
