@@ -71,7 +71,7 @@ constexpr double kRunsCutSlack = 1.05;
     cut at most kRunsCutSlack times METIS's split of the window into hosts.
     Meshes numbered by a partitioner pass (0.88-0.98 of METIS's cut), and so do
     AMR patterns for most seeds (0.96-1.00; else a window at up to 1.15);
-    lexicographic stencils (2.4-3.5) and random graphs (most bytes leave the
+    lexicographic stencils (2.0-3.5) and random graphs (most bytes leave the
     windows) do not (docs/benchmarks.md). */
 constexpr int kRunsSampleWindows = 8;
 constexpr int kRunsSampleHosts = 16;
