@@ -5,7 +5,8 @@
 # into the ranks by METIS, as the paper's F1/audikw_1) under the system default
 # placement (identity), inter-node mapping only (rt, intra-node off) and
 # inter+intra-node mapping (rt+intra), at several rank counts, on a scattered
-# allocation of a generated fat tree. Each job's allocation is exported with
+# allocation of a generated fat tree (or of any topology source and allocation
+# given with --fabric and --hosts). Each job's allocation is exported with
 # one SimGrid host per core (canopy topo --simgrid-cores), so that where ranks
 # sit inside a node matters; the placements come from `canopy map` rankfiles.
 # See docs/simgrid.md ("The paper's evaluation").
@@ -21,6 +22,10 @@ Usage: bench/smpi_eval.sh [OPTIONS]
   --levels 2|3       fat-tree levels (default 3)
   --radix K          switch radix (default 16)
   --seed S           seed of the scattered allocation (default 1)
+  --fabric SOURCE    evaluate on this topology source (a dump directory, ibnetdiscover output, ...:
+                     see `canopy topo --formats`) instead of generating a fat tree; needs --hosts
+  --hosts FILE       the allocation: host names in the order the scheduler gave them, one per line
+                     (a job of N nodes gets the first N; default: the fabric's hosts shuffled by --seed)
   --patterns LIST    halo3d,spmv,mesh (default all three)
   --bytes N          halo3d face / stencil face message size (default 65536)
   --mesh-rows N      mesh: rows of the matrix (bench_gen_mesh's graded 3D mesh, 10 neighbours;
@@ -39,14 +44,15 @@ USAGE
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(dirname "$HERE")"
-RANKS_LIST=256,512,1024 PPN=16 NODE='pack:2 core:8 pu:1' FABRIC_HOSTS=512 LEVELS=3 RADIX=16 SEED=1
+RANKS_LIST=256,512,1024 PPN=16 NODE='pack:2 core:8 pu:1' FABRIC_HOSTS=512 LEVELS=3 RADIX=16 SEED=1 SOURCE="" HOSTS=""
 PATTERNS=halo3d,spmv,mesh BYTES=65536 MESH_ROWS=262144 MESH_SEED=1 MESH_VECTORS=1 ITERS=10 PLACEMENTS=identity,rt,rt+intra OUT=/tmp/canopy-smpi-eval
 CANOPY="$ROOT/build/bin/canopy"
 while [ $# -gt 0 ]; do
   case "$1" in
     --ranks) RANKS_LIST="${2-}" ;; --ppn) PPN="${2-}" ;; --node) NODE="${2-}" ;;
     --fabric-hosts) FABRIC_HOSTS="${2-}" ;; --levels) LEVELS="${2-}" ;; --radix) RADIX="${2-}" ;;
-    --seed) SEED="${2-}" ;; --patterns) PATTERNS="${2-}" ;; --bytes) BYTES="${2-}" ;; --iters) ITERS="${2-}" ;;
+    --seed) SEED="${2-}" ;; --fabric) SOURCE="${2-}" ;; --hosts) HOSTS="${2-}" ;;
+    --patterns) PATTERNS="${2-}" ;; --bytes) BYTES="${2-}" ;; --iters) ITERS="${2-}" ;;
     --mesh-rows) MESH_ROWS="${2-}" ;; --mesh-seed) MESH_SEED="${2-}" ;;
     --mesh-vectors) MESH_VECTORS="${2-}" ;;
     --placements) PLACEMENTS="${2-}" ;; --out) OUT="${2-}" ;; --canopy) CANOPY="${2-}" ;;
@@ -65,23 +71,34 @@ now() { date +%s.%N; }
 since() { awk -v a="$(now)" -v b="$1" 'BEGIN{printf "%.1f", a-b}'; }
 mkdir -p "$OUT/bin"
 
-# The fabric, and every host of it in a seeded random order: the scattered
-# allocation of a job of N nodes is the first N (a scheduler's leftovers).
-FABRIC="$OUT/fabric-${FABRIC_HOSTS}h-${LEVELS}l-r$RADIX"
-if [ ! -s "$FABRIC/ibnetdiscover.txt" ]; then
-  rm -rf "$FABRIC"
-  say "generating a $LEVELS-level fat tree of $FABRIC_HOSTS hosts (radix $RADIX)"
-  python3 "$ROOT/scripts/gen_fabric.py" dump --hosts "$FABRIC_HOSTS" --levels "$LEVELS" --radix "$RADIX" \
-    --out "$FABRIC" >&2
+# The fabric, and the allocation: the hosts in the order the scheduler gave
+# them; a job of N nodes gets the first N. By default every host of a generated
+# fat tree in a seeded random order (a busy scheduler's scattered leftovers).
+if [ -n "$SOURCE" ]; then
+  [ -n "$HOSTS" ] || die "--fabric needs --hosts (the job's allocation)"
+  FABRIC="$SOURCE"
+else
+  FABRIC="$OUT/fabric-${FABRIC_HOSTS}h-${LEVELS}l-r$RADIX"
+  if [ ! -s "$FABRIC/ibnetdiscover.txt" ]; then
+    rm -rf "$FABRIC"
+    say "generating a $LEVELS-level fat tree of $FABRIC_HOSTS hosts (radix $RADIX)"
+    python3 "$ROOT/scripts/gen_fabric.py" dump --hosts "$FABRIC_HOSTS" --levels "$LEVELS" --radix "$RADIX" \
+      --out "$FABRIC" >&2
+  fi
 fi
-SHUFFLED="$OUT/hosts-shuffled-s$SEED.txt"
-python3 - "$FABRIC/ibnetdiscover.txt" "$SEED" > "$SHUFFLED" <<'PY'
+TAG="$([ -n "$HOSTS" ] && echo given || echo "s$SEED")"
+ALLOCATION="$OUT/allocation-$TAG.txt"
+if [ -n "$HOSTS" ]; then
+  grep -v '^[[:space:]]*\(#\|$\)' "$HOSTS" > "$ALLOCATION" || die "$HOSTS names no host"
+else
+  python3 - "$FABRIC/ibnetdiscover.txt" "$SEED" > "$ALLOCATION" <<'PY'
 import random, re, sys
 hosts = sorted(set(re.findall(r'^Ca\s.*#\s*"([^"]+)"', open(sys.argv[1]).read(), re.M)))
 random.Random(int(sys.argv[2])).shuffle(hosts)
 print("\n".join(hosts))
 PY
-[ -s "$SHUFFLED" ] || die "no hosts found in $FABRIC/ibnetdiscover.txt"
+  [ -s "$ALLOCATION" ] || die "no hosts found in $FABRIC/ibnetdiscover.txt"
+fi
 
 # The benchmarks, built with smpicc.
 for prog in halo3d spmv_pattern; do
@@ -118,10 +135,11 @@ IFS=',' read -r -a PLACEMENT_LIST <<< "$PLACEMENTS"
 for ranks in "${RANK_COUNTS[@]}"; do
   [ $((ranks % PPN)) -eq 0 ] || die "$ranks ranks are not a multiple of $PPN per node"
   nodes=$((ranks / PPN))
-  [ "$nodes" -le "$(wc -l < "$SHUFFLED")" ] || die "$nodes nodes do not fit the $FABRIC_HOSTS-host fabric"
-  JOB="$OUT/job-${nodes}n-s$SEED"
-  head -n "$nodes" "$SHUFFLED" > "$JOB.hosts"
-  if [ ! -s "$JOB.xml" ] || [ "$CANOPY" -nt "$JOB.xml" ]; then
+  [ "$nodes" -le "$(wc -l < "$ALLOCATION")" ] || die "$nodes nodes do not fit the allocation's $(wc -l < "$ALLOCATION") hosts"
+  JOB="$OUT/job-${nodes}n-$TAG"
+  head -n "$nodes" "$ALLOCATION" > "$JOB.hosts"
+  # A seeded allocation's platform is reused; a given source or allocation may have changed.
+  if [ "$TAG" = given ] || [ ! -s "$JOB.xml" ] || [ "$CANOPY" -nt "$JOB.xml" ]; then
     t0=$(now)
     "$CANOPY" topo "$FABRIC" --simgrid "$JOB.xml" --simgrid-hosts "$JOB.hosts" --simgrid-cores "$NODE" |
       grep '^simgrid:' >&2

@@ -9,7 +9,11 @@
 #   9. a cable on that route breaks in ibsim: OpenSM re-routes, the collector publishes
 #      one new dump, canopyd reloads it;
 #   10. canopyd answers the new route, checked against ibtracert;
-#   11. 8 real MPI ranks placed on 4 fabric hosts (CANOPY_HOSTMAP): canopy bench --compare
+#   11. canopy map places a 128-rank halo exchange on 16 hosts scattered over the fabric:
+#       launcher files, the communication matrix before/after, the fabric drawn by link load;
+#   12. the job's placements (identity, rt, rt+intra) timed in SimGrid SMPI on that fabric,
+#       for the halo exchange and two sparse-matrix exchanges (bench/smpi_eval.sh);
+#   13. 8 real MPI ranks placed on 4 fabric hosts (CANOPY_HOSTMAP): canopy bench --compare
 #       measures Canopy's collectives against the MPI library's own, with a latency plot.
 # Every background process (ibsim, OpenSM, collector, canopyd) is stopped on exit.
 # Usage: scripts/demo.sh [BUILD_DIR]   (outputs in demo-output/, or $CANOPY_DEMO_DIR)
@@ -28,7 +32,13 @@ source "$root/scripts/ibsim_fabric.sh"
 # shellcheck source=canopy_services.sh
 source "$root/scripts/canopy_services.sh"
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
-show() { printf '$ %s\n' "$*"; "$@"; }
+# Prints the command (arguments with spaces quoted, so that it can be pasted), then runs it.
+show() {
+  local arg line='$'
+  for arg in "$@"; do [[ $arg == *[[:space:]]* ]] && arg="'$arg'"; line+=" $arg"; done
+  printf '%s\n' "$line"
+  "$@"
+}
 
 rm -rf "$out"
 mkdir -p "$out"
@@ -102,7 +112,28 @@ collector_stop
 ibsim_stop
 trap - EXIT
 
-step "11. real MPI ranks on fabric hosts: Canopy's collectives against the MPI library's own"
+step "11. task mapping: a 128-rank halo exchange on 16 hosts scattered over the fabric"
+# Two hosts on each leaf switch, listed as a busy scheduler hands them out: the launcher's
+# default (rank i on slot i, hosts in this order) puts grid neighbours on other leaves.
+mkdir -p "$out/map"
+printf '%s\n' h0003 h0012 h0021 h0030 h0036 h0045 h0054 h0063 h0004 h0013 h0022 h0031 h0037 h0046 h0055 h0064 \
+  > "$out/map/job.hosts"
+echo "allocation: $(tr '\n' ' ' < "$out/map/job.hosts")(8 ranks on each, nodes 'pack:2 core:4 pu:1')"
+# The 7-point stencil of an 8x4x4 rank grid, 64 KiB each way per face (what halo3d sends).
+python3 "$root/scripts/gen_comm_graph.py" stencil --dims 8x4x4 --bytes 131072 --format edges -o "$out/map/halo.edges"
+show "$canopy" map --graph "edges:$out/map/halo.edges" --fabric "$out/dumps" --hosts "$out/map/job.hosts" --ppn 8 \
+  --node-topology 'pack:2 core:4 pu:1' --rankfile "$out/map/job.rankfile" --slurm-hostfile "$out/map/job.slurm" \
+  --machinefile "$out/map/job.machines" --heatmap "$out/map/matrix.svg" --draw-load "$out/map/link-load.svg"
+echo "launch it unchanged: mpirun --rankfile $out/map/job.rankfile -np 128 APP (Open MPI),"
+echo "  SLURM_HOSTFILE=$out/map/job.slurm srun --distribution=arbitrary -n 128 APP, or mpiexec -f $out/map/job.machines"
+
+step "12. the placements in SimGrid SMPI on this fabric: identity (the launcher's) vs rt vs rt+intra"
+echo "halo3d: the job above; spmv: a 27-point stencil matrix on the same grid; mesh: an irregular"
+echo "matrix split into the ranks by METIS (its numbering already keeps neighbours close)"
+show bash "$root/bench/smpi_eval.sh" --fabric "$out/dumps" --hosts "$out/map/job.hosts" --ranks 128 --ppn 8 \
+  --node 'pack:2 core:4 pu:1' --patterns halo3d,spmv,mesh --mesh-rows 131072 --iters 5 --out "$out/smpi"
+
+step "13. real MPI ranks on fabric hosts: Canopy's collectives against the MPI library's own"
 if [ -x "$build/bin/canopy-bench" ]; then
   # 8 ranks placed on 4 hosts of the fabric (two on a leaf, two across the spines); Canopy's
   # hierarchy groups the ranks by these names (CANOPY_HOSTMAP), as it would on the real hosts.
@@ -122,3 +153,4 @@ else
   echo "skipped: this build has no MPI (canopy bench needs CANOPY_WITH_MPI=ON)"
 fi
 echo "fabric drawing: $out/fabric.svg    dumps: $out/dumps/current, $out/live/current    logs: $out/*.log"
+echo "task mapping: $out/map/ (launcher files, matrix.svg, link-load.svg), SMPI runs: $out/smpi/"
