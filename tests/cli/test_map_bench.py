@@ -4,8 +4,11 @@ machine kinds, every algorithm of this build, two mapping seeds, the raw results
 and the tables. Checks the generators (27-point stencil edge count, symmetric
 mesh matrix) and what the results must satisfy: every run succeeded, the seeded
 algorithms ran once per seed and the others once, rt and rb are never worse in
-hop-bytes than identity or block (the refinement's guard), and a bad --seeds is
-refused.
+hop-bytes than identity or block (the refinement's guard), every mapping's bytes
+across the machine's host cuts, weighted, add up to its hop-bytes on the real
+routes (forwarding tables, dimension order), the per-cut relaxation is below
+every mapping, a machine whose hop counts are not made of cuts gets no
+relaxation, and a bad --seeds is refused.
 
 Usage: test_map_bench.py BUILD_DIR SOURCE_DIR"""
 import csv
@@ -61,11 +64,14 @@ def test_benchmark():
                         "--out", out], capture_output=True, text=True, timeout=600)
     check("mapping.sh exits 0", r.returncode == 0, r.stderr[-2000:])
     check("mapping.sh reports progress", "stencil27, 256 processes, torus" in r.stderr, r.stderr[-500:])
-    results = [json.loads(line) for line in open(os.path.join(out, "results.jsonl"))]
+    lines = [json.loads(line) for line in open(os.path.join(out, "results.jsonl"))]
+    results = [x for x in lines if x["algorithm"] != "relaxation"]
+    relaxations = {(x["machine"], x["instance"]): x for x in lines if x["algorithm"] == "relaxation"}
     algorithms = {(x["machine"], x["instance"]): set() for x in results}
     for x in results:
         algorithms[(x["machine"], x["instance"])].add(x["algorithm"])
         check(f"{x['machine']}/{x['instance']}/{x['algorithm']} ran", "metrics" in x or "skipped" in x, x.get("error"))
+    check_relaxations(results, relaxations)
     check("10 instances", len(algorithms) == 10, sorted(algorithms))
     for (machine, instance), names in algorithms.items():
         want = {"identity", "block", "greedy", "rt"} | ({"rb"} if machine == "torus" else set())
@@ -86,12 +92,56 @@ def test_benchmark():
     check("CSV has a row per run", len(rows) == len(results), (len(rows), len(results)))
     table = open(os.path.join(out, "results.md")).read()
     check("markdown tables", "### Hop-bytes relative to the best baseline" in table and "### Targets" in table
-          and "### Spread over the seeds" in table and table.count("| torus | mesh | 256 |") == 4, table[:400])
+          and "### Spread over the seeds" in table and "### Per-cut relaxation" in table
+          and table.count("| torus | mesh | 256 |") == 5, table[:400])
+
+
+def check_relaxations(results, relaxations):
+    check("a relaxation per instance", len(relaxations) == 10, sorted(relaxations))
+    for (machine, instance), relax in relaxations.items():
+        cuts = relax.get("cuts", [])
+        # 256 processes: 16 hosts of a 3-level fat tree, or of a 4x4x4 torus (host links and 2 cuts per ring).
+        names = [c["name"] for c in cuts]
+        want = ["level 1", "level 2", "level 3"] if machine == "fattree" else ["hosts"] + [f"dim {d} at {i}" for d in range(3) for i in range(2)]
+        check(f"{machine}/{instance}: the machine's cuts", names == want, (names, relax.get("skipped")))
+        mappings = [x for x in results if (x["machine"], x["instance"]) == (machine, instance) and "metrics" in x]
+        for x in mappings:
+            across = x.get("bytes_across_cuts", [])
+            weighted = sum(c["weight"] * b for c, b in zip(cuts, across))
+            hop_bytes = x["metrics"]["hop_bytes"]
+            check(f"{machine}/{instance}/{x['algorithm']}/{x.get('seed')}: weighted cuts = hop-bytes",
+                  len(across) == len(cuts) and abs(weighted - hop_bytes) <= 1e-9 * hop_bytes, (weighted, hop_bytes))
+        lowest = min(x["metrics"]["hop_bytes"] for x in mappings)
+        check(f"{machine}/{instance}: relaxation positive and below every mapping",
+              0 < relax.get("hop_bytes", 0) <= lowest * (1 + 1e-9), (relax.get("hop_bytes"), lowest))
+
+
+def test_relaxation_skipped_where_hops_are_not_cuts():
+    # A 3x3x3 torus: its rings have odd length, and no diametral cuts count their distances.
+    torus = os.path.join(TMP, "odd.torus")
+    with open(torus, "w") as f:
+        f.write("dims 3 3 3\n" + "".join(f"host t{x}{y}{z} {x} {y} {z}\n" for z in range(3) for y in range(3) for x in range(3)))
+    hosts = os.path.join(TMP, "odd.hosts")
+    with open(hosts, "w") as f:
+        f.write("".join(f"t{x}{y}{z}\n" for z in range(3) for y in range(3) for x in range(3)))
+    graph = os.path.join(TMP, "odd.graph")
+    subprocess.run([sys.executable, os.path.join(SOURCE, "scripts/gen_comm_graph.py"), "stencil", "--dims", "3x3x3",
+                    "-o", graph], check=True)
+    out = os.path.join(TMP, "odd.jsonl")
+    r = subprocess.run([os.path.join(BUILD, "bin/bench_map"), "--graph", graph, "--fabric", "torus:" + torus, "--hosts", hosts,
+                        "--ppn", "1", "--algorithms", "identity,rt", "--instance", "stencil", "--machine", "odd", "--out", out],
+                       capture_output=True, text=True, timeout=60)
+    lines = [json.loads(line) for line in open(out)] if r.returncode == 0 else []
+    check("bench_map on an odd torus", r.returncode == 0 and all("metrics" in x for x in lines[:-1]), r.stderr[-500:])
+    relax = lines[-1] if lines else {}
+    check("odd torus: no relaxation, and why", relax.get("algorithm") == "relaxation" and "hop_bytes" not in relax
+          and "odd length 3" in relax.get("skipped", ""), relax)
 
 
 try:
     test_generators()
     test_benchmark()
+    test_relaxation_skipped_where_hops_are_not_cuts()
 finally:
     shutil.rmtree(TMP, ignore_errors=True)
 print(f"{len(failures)} failure(s)")

@@ -1,0 +1,147 @@
+#include "cut_relaxation.h"
+
+#include <algorithm>
+#include <map>
+
+#include "map/partition.h"
+#include "map/topology_tree.h"
+
+namespace canopy::bench {
+namespace {
+
+// The switch hierarchy's levels, when the hop count of every pair of hosts is a
+// function F(k) of the depth k of their lowest common subtree: pairs are
+// together at levels 1..k and apart below, so level l weighs F(l-1) - F(l).
+std::optional<std::vector<HostCut>> hierarchy_cuts(const map::Machine &m, std::string &why) {
+  map::TopologyTree tree = map::fabric_hierarchy_tree(m.topology(), m.host_nodes());
+  size_t hosts = static_cast<size_t>(m.num_hosts());
+  std::vector<std::vector<int>> path(hosts);  // each host's subtrees from depth 1 down to itself
+  std::vector<std::pair<int, std::vector<int>>> stack{{0, {}}};
+  while (!stack.empty()) {
+    auto [node, above] = std::move(stack.back());
+    stack.pop_back();
+    const map::TreeNode &t = tree.nodes[static_cast<size_t>(node)];
+    if (node != 0) above.push_back(node);
+    if (t.children.empty()) path[static_cast<size_t>(t.leaves[0])] = above;
+    for (int c : t.children) stack.push_back({c, above});
+  }
+  size_t depth = 0;
+  for (const auto &p : path) depth = std::max(depth, p.size());
+  std::vector<int> hops_at(depth + 1, -1);  // F(k); F(depth) = 0: the same host
+  hops_at[depth] = 0;
+  for (size_t a = 0; a < hosts; ++a)
+    for (size_t b = a + 1; b < hosts; ++b) {
+      size_t k = static_cast<size_t>(std::mismatch(path[a].begin(), path[a].end(), path[b].begin(), path[b].end()).first -
+                                     path[a].begin());
+      int hops = m.hops(static_cast<int>(a), static_cast<int>(b));
+      if (hops_at[k] < 0) hops_at[k] = hops;
+      if (hops_at[k] != hops) {
+        why = "hop counts do not follow the switch hierarchy (" + m.host_name(static_cast<int>(a)) + " to " +
+              m.host_name(static_cast<int>(b)) + ": " + std::to_string(hops) + ", other pairs at that level " +
+              std::to_string(hops_at[k]) + ")";
+        return std::nullopt;
+      }
+    }
+  // A level no pair meets at splits the hosts as the level below does: it weighs nothing.
+  for (size_t k = depth; k-- > 0;)
+    if (hops_at[k] < 0) hops_at[k] = hops_at[k + 1];
+  std::vector<HostCut> cuts;
+  for (size_t level = 1; level <= depth; ++level) {
+    HostCut c{"level " + std::to_string(level), static_cast<double>(hops_at[level - 1] - hops_at[level]), {}, 0};
+    if (c.weight < 0) {
+      why = "hop counts fall towards the root of the switch hierarchy";
+      return std::nullopt;
+    }
+    std::map<int, int> part_of_subtree;  // a host above this level is a part of its own
+    for (size_t h = 0; h < hosts; ++h) {
+      int subtree = level <= path[h].size() ? path[h][level - 1] : -1 - static_cast<int>(h);
+      auto [it, added] = part_of_subtree.emplace(subtree, c.parts);
+      c.parts += added;
+      c.part_of_host.push_back(it->second);
+    }
+    cuts.push_back(std::move(c));
+  }
+  return cuts;
+}
+
+// Dimension-order routes on a torus: the host links (a constant for any two
+// hosts) plus each dimension's ring or line distance, which counts the
+// diametral cuts of a ring (L/2 pairs of opposite links, L even) or the links
+// of a line between the two positions.
+std::optional<std::vector<HostCut>> torus_cuts(const map::Machine &m, std::string &why) {
+  const topo::TorusShape &shape = *m.topology().torus();
+  const auto &coords = m.coordinates();
+  int hosts = m.num_hosts();
+  std::vector<HostCut> cuts{{"hosts", 0, {}, hosts}};
+  for (int h = 0; h < hosts; ++h) cuts[0].part_of_host.push_back(h);
+  for (size_t d = 0; d < shape.dims.size(); ++d) {
+    int length = shape.dims[d];
+    if (shape.wrap[d] && length % 2 != 0 && length > 2) {
+      why = "dimension " + std::to_string(d) + " is a ring of odd length " + std::to_string(length);
+      return std::nullopt;
+    }
+    int positions = shape.wrap[d] ? length / 2 : length - 1;
+    for (int i = 0; i < positions; ++i) {
+      HostCut c{"dim " + std::to_string(d) + " at " + std::to_string(i), 1, {}, 2};
+      for (int h = 0; h < hosts; ++h) {
+        int x = coords[static_cast<size_t>(h)][d];
+        c.part_of_host.push_back(shape.wrap[d] ? ((x - i - 1 + length) % length < length / 2) : x > i);
+      }
+      cuts.push_back(std::move(c));
+    }
+  }
+  for (int a = 0; a < hosts; ++a)
+    for (int b = a + 1; b < hosts; ++b) {
+      double host_links = m.hops(a, b) - shape.distance(coords[static_cast<size_t>(a)], coords[static_cast<size_t>(b)]);
+      if (a == 0 && b == 1) cuts[0].weight = host_links;
+      if (host_links != cuts[0].weight || host_links < 0) {
+        why = "hop counts are not the torus distance plus a constant (" + m.host_name(a) + " to " + m.host_name(b) + ")";
+        return std::nullopt;
+      }
+    }
+  return cuts;
+}
+
+}  // namespace
+
+std::optional<std::vector<HostCut>> hop_cuts(const map::Machine &m, std::string &why) {
+  if (m.num_hosts() < 2) {
+    why = "a single host";
+    return std::nullopt;
+  }
+  if (m.topology().torus() && !m.coordinates().empty()) return torus_cuts(m, why);
+  if (!m.topology().switches().empty()) return hierarchy_cuts(m, why);
+  why = "neither a switch hierarchy nor torus coordinates";
+  return std::nullopt;
+}
+
+std::vector<double> bytes_across(const map::CommGraph &g, const std::vector<HostCut> &cuts, const std::vector<int> &host_of) {
+  std::vector<double> bytes;
+  std::vector<int> part(host_of.size());
+  for (const HostCut &c : cuts) {
+    for (size_t v = 0; v < host_of.size(); ++v) part[v] = c.part_of_host[static_cast<size_t>(host_of[v])];
+    bytes.push_back(map::edge_cut(g, part));
+  }
+  return bytes;
+}
+
+std::vector<double> partition_cuts(const map::CommGraph &g, const map::Machine &m, const std::vector<HostCut> &cuts,
+                                   int seeds) {
+  std::map<std::vector<int>, double> fewest;  // by the sorted part sizes: hosts are interchangeable here
+  std::vector<double> bytes;
+  for (const HostCut &c : cuts) {
+    std::vector<int> sizes(static_cast<size_t>(c.parts), 0);
+    for (int part : c.part_of_host) sizes[static_cast<size_t>(part)] += m.slots_per_host();
+    std::vector<int> key = sizes;
+    std::sort(key.begin(), key.end());
+    auto [it, added] = fewest.emplace(key, 0.0);
+    for (int seed = 1; added && seed <= seeds; ++seed) {
+      double cut = map::edge_cut(g, map::partition_exact(g, sizes, seed));
+      it->second = seed == 1 ? cut : std::min(it->second, cut);
+    }
+    bytes.push_back(it->second);
+  }
+  return bytes;
+}
+
+}  // namespace canopy::bench
