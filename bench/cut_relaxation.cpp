@@ -1,6 +1,7 @@
 #include "cut_relaxation.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "map/partition.h"
@@ -90,15 +91,16 @@ std::optional<std::vector<HostCut>> torus_cuts(const map::Machine &m, std::strin
       cuts.push_back(std::move(c));
     }
   }
+  auto host_links = [&](int a, int b) {
+    return m.hops(a, b) - shape.distance(coords[static_cast<size_t>(a)], coords[static_cast<size_t>(b)]);
+  };
+  cuts[0].weight = host_links(0, 1);
   for (int a = 0; a < hosts; ++a)
-    for (int b = a + 1; b < hosts; ++b) {
-      double host_links = m.hops(a, b) - shape.distance(coords[static_cast<size_t>(a)], coords[static_cast<size_t>(b)]);
-      if (a == 0 && b == 1) cuts[0].weight = host_links;
-      if (host_links != cuts[0].weight || host_links < 0) {
+    for (int b = a + 1; b < hosts; ++b)
+      if (host_links(a, b) != cuts[0].weight || cuts[0].weight < 0) {
         why = "hop counts are not the torus distance plus a constant (" + m.host_name(a) + " to " + m.host_name(b) + ")";
         return std::nullopt;
       }
-    }
   return cuts;
 }
 
@@ -134,11 +136,10 @@ std::vector<double> partition_cuts(const map::CommGraph &g, const map::Machine &
     for (int part : c.part_of_host) sizes[static_cast<size_t>(part)] += m.slots_per_host();
     std::vector<int> key = sizes;
     std::sort(key.begin(), key.end());
-    auto [it, added] = fewest.emplace(key, 0.0);
-    for (int seed = 1; added && seed <= seeds; ++seed) {
-      double cut = map::edge_cut(g, map::partition_exact(g, sizes, seed));
-      it->second = seed == 1 ? cut : std::min(it->second, cut);
-    }
+    auto [it, added] = fewest.emplace(key, INFINITY);
+    if (added)
+      for (int seed = 1; seed <= seeds; ++seed)
+        it->second = std::min(it->second, map::edge_cut(g, map::partition_exact(g, sizes, seed)));
     bytes.push_back(it->second);
   }
   return bytes;
