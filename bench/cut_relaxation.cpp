@@ -5,58 +5,35 @@
 #include <map>
 
 #include "map/partition.h"
-#include "map/topology_tree.h"
 
 namespace canopy::bench {
 namespace {
 
 // The switch hierarchy's levels, when the hop count of every pair of hosts is a
-// function F(k) of the depth k of their lowest common subtree: pairs are
-// together at levels 1..k and apart below, so level l weighs F(l-1) - F(l).
+// function F(d) of the depth d at which their paths from the root part
+// (hops_by_common_depth): pairs are together at levels 1..d and apart below,
+// so level l weighs F(l-1) - F(l), with F(depth) = 0 for a host and itself.
 std::optional<std::vector<HostCut>> hierarchy_cuts(const map::Machine &m, std::string &why) {
-  map::TopologyTree tree = map::fabric_hierarchy_tree(m.topology(), m.host_nodes());
-  size_t hosts = static_cast<size_t>(m.num_hosts());
-  std::vector<std::vector<int>> path(hosts);  // each host's subtrees from depth 1 down to itself
-  std::vector<std::pair<int, std::vector<int>>> stack{{0, {}}};
-  while (!stack.empty()) {
-    auto [node, above] = std::move(stack.back());
-    stack.pop_back();
-    const map::TreeNode &t = tree.nodes[static_cast<size_t>(node)];
-    if (node != 0) above.push_back(node);
-    if (t.children.empty()) path[static_cast<size_t>(t.leaves[0])] = above;
-    for (int c : t.children) stack.push_back({c, above});
+  std::vector<std::vector<int>> paths = map::hierarchy_paths(m);
+  std::vector<int> hops = map::hops_by_common_depth(m, paths);
+  if (hops.empty()) {
+    why = "hop counts do not follow the switch hierarchy, or hosts sit at different depths of it";
+    return std::nullopt;
   }
-  size_t depth = 0;
-  for (const auto &p : path) depth = std::max(depth, p.size());
-  std::vector<int> hops_at(depth + 1, -1);  // F(k); F(depth) = 0: the same host
-  hops_at[depth] = 0;
-  for (size_t a = 0; a < hosts; ++a)
-    for (size_t b = a + 1; b < hosts; ++b) {
-      size_t k = static_cast<size_t>(std::mismatch(path[a].begin(), path[a].end(), path[b].begin(), path[b].end()).first -
-                                     path[a].begin());
-      int hops = m.hops(static_cast<int>(a), static_cast<int>(b));
-      if (hops_at[k] < 0) hops_at[k] = hops;
-      if (hops_at[k] != hops) {
-        why = "hop counts do not follow the switch hierarchy (" + m.host_name(static_cast<int>(a)) + " to " +
-              m.host_name(static_cast<int>(b)) + ": " + std::to_string(hops) + ", other pairs at that level " +
-              std::to_string(hops_at[k]) + ")";
-        return std::nullopt;
-      }
-    }
-  // A level no pair meets at splits the hosts as the level below does: it weighs nothing.
-  for (size_t k = depth; k-- > 0;)
-    if (hops_at[k] < 0) hops_at[k] = hops_at[k + 1];
+  hops.push_back(0);
+  // A depth no pair parts at splits the hosts as the depth below does: its level weighs nothing.
+  for (size_t d = hops.size() - 1; d-- > 0;)
+    if (hops[d] < 0) hops[d] = hops[d + 1];
   std::vector<HostCut> cuts;
-  for (size_t level = 1; level <= depth; ++level) {
-    HostCut c{"level " + std::to_string(level), static_cast<double>(hops_at[level - 1] - hops_at[level]), {}, 0};
+  for (size_t level = 1; level < hops.size(); ++level) {
+    HostCut c{"level " + std::to_string(level), static_cast<double>(hops[level - 1] - hops[level]), {}, 0};
     if (c.weight < 0) {
       why = "hop counts fall towards the root of the switch hierarchy";
       return std::nullopt;
     }
-    std::map<int, int> part_of_subtree;  // a host above this level is a part of its own
-    for (size_t h = 0; h < hosts; ++h) {
-      int subtree = level <= path[h].size() ? path[h][level - 1] : -1 - static_cast<int>(h);
-      auto [it, added] = part_of_subtree.emplace(subtree, c.parts);
+    std::map<std::vector<int>, int> part_of_subtree;  // a subtree: the path from the root to it
+    for (const std::vector<int> &path : paths) {
+      auto [it, added] = part_of_subtree.emplace(std::vector<int>(path.begin(), path.begin() + level), c.parts);
       c.parts += added;
       c.part_of_host.push_back(it->second);
     }

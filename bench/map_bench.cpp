@@ -113,7 +113,7 @@ using Cuts = std::optional<std::vector<canopy::bench::HostCut>>;
 
 // A mapping's bytes across each cut, checked: weighted, they must add up to its
 // hop-bytes on the real routes (@p hop_bytes, from evaluate).
-std::vector<double> bytes_across(const map::Problem &problem, const std::vector<canopy::bench::HostCut> &cuts,
+std::vector<double> checked_bytes_across(const map::Problem &problem, const std::vector<canopy::bench::HostCut> &cuts,
                                  const std::vector<int> &slot_of_process, double hop_bytes) {
   std::vector<int> host_of;
   for (int slot : slot_of_process) host_of.push_back(problem.machine.host_of_slot(slot));
@@ -136,7 +136,7 @@ json run_algorithm(const map::Problem &problem, const std::string &name, int see
   long extra = peak_known ? status_kib("VmHWM") - before : -1;  // the mapping's own peak memory
   map::check_placement(problem, r.slot_of_process);
   map::Metrics m = map::evaluate(problem, r.slot_of_process);
-  std::vector<double> across = cuts ? bytes_across(problem, *cuts, r.slot_of_process, m.hop_bytes) : std::vector<double>{};
+  std::vector<double> across = cuts ? checked_bytes_across(problem, *cuts, r.slot_of_process, m.hop_bytes) : std::vector<double>{};
   return {{"tree", r.tree},
           {"groups", r.groups},
           {"coarsening_levels", r.coarsening_levels},

@@ -8,6 +8,7 @@
 #include "common/error.h"
 #include "topo/loaders/loaders.h"
 #include "topo/routes.h"
+#include "topo/views.h"
 
 namespace canopy::map {
 namespace {
@@ -150,6 +151,48 @@ std::vector<int> allocation_hosts(const topo::Topology &topology, const std::str
     hosts.push_back(host);
   }
   return hosts;
+}
+
+std::vector<std::vector<int>> hierarchy_paths(const Machine &m) {
+  topo::Hierarchy h = topo::host_hierarchy(m.topology(), m.host_nodes());
+  std::unordered_map<int, int> position;  // topology node -> allocation index
+  for (int i = 0; i < m.num_hosts(); ++i) position.emplace(m.host_nodes()[static_cast<size_t>(i)], i);
+  std::vector<std::vector<int>> paths(static_cast<size_t>(m.num_hosts()));
+  std::vector<std::pair<int, std::vector<int>>> stack{{0, {}}};
+  while (!stack.empty()) {
+    auto [node, prefix] = std::move(stack.back());
+    stack.pop_back();
+    const topo::HierarchyNode &n = h.nodes[static_cast<size_t>(node)];
+    if (n.children.empty()) {
+      for (size_t j = 0; j < n.hosts.size(); ++j) {
+        std::vector<int> &path = paths[static_cast<size_t>(position.at(n.hosts[j]))] = prefix;
+        path.push_back(static_cast<int>(j));
+      }
+      continue;
+    }
+    for (size_t c = 0; c < n.children.size(); ++c) {
+      stack.push_back({n.children[c], prefix});
+      stack.back().second.push_back(static_cast<int>(c));
+    }
+  }
+  return paths;
+}
+
+std::vector<int> hops_by_common_depth(const Machine &m, const std::vector<std::vector<int>> &paths) {
+  size_t depth = paths[0].size();
+  std::vector<int> hops(depth, -1);
+  for (int a = 0; a < m.num_hosts(); ++a) {
+    const std::vector<int> &pa = paths[static_cast<size_t>(a)];
+    if (pa.size() != depth) return {};
+    for (int b = a + 1; b < m.num_hosts(); ++b) {
+      const std::vector<int> &pb = paths[static_cast<size_t>(b)];
+      size_t d = static_cast<size_t>(std::mismatch(pa.begin(), pa.end(), pb.begin()).first - pa.begin());
+      if (d == depth) return {};
+      if (hops[d] < 0) hops[d] = m.hops(a, b);
+      if (hops[d] != m.hops(a, b)) return {};
+    }
+  }
+  return hops;
 }
 
 }  // namespace canopy::map

@@ -70,4 +70,14 @@ class Machine {
 std::vector<int> allocation_hosts(const topo::Topology &topology, const std::string &hostfile_text,
                                   const std::string &file);
 
+/** Each host's ancestors in the fabric's switch hierarchy (topo::host_hierarchy),
+    as child indexes from the root down, ending with the host's index under its
+    leaf switch; one path per allocated host, in allocation order. */
+std::vector<std::vector<int>> hierarchy_paths(const Machine &machine);
+
+/** hops[d]: the hop count between two hosts whose @p paths first differ at depth
+    d (-1 where no pair does); empty unless every pair agrees (the routes follow
+    the hierarchy) and all paths are equally long. */
+std::vector<int> hops_by_common_depth(const Machine &machine, const std::vector<std::vector<int>> &paths);
+
 }  // namespace canopy::map
