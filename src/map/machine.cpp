@@ -153,6 +153,24 @@ std::vector<int> allocation_hosts(const topo::Topology &topology, const std::str
   return hosts;
 }
 
+int allocation_slots(const std::string &text, const std::string &file, int ppn) {
+  std::vector<topo::HostfileEntry> entries = topo::read_hostfile(text, file);
+  const topo::HostfileEntry &first = entries.front();
+  for (const topo::HostfileEntry &entry : entries) {
+    auto slots = [](const topo::HostfileEntry &e) { return "host '" + e.name + "' has " + std::to_string(e.slots) + " slots"; };
+    if (ppn > 0 && entry.slots > 0 && entry.slots < ppn)
+      throw parse_error(file, entry.line, slots(entry) + ", fewer than the " + std::to_string(ppn) + " per host asked for");
+    if (ppn > 0) continue;
+    if (entry.slots == 0)
+      throw parse_error(file, entry.line, "host '" + entry.name + "' gives no slot count ('" + entry.name + " slots=N' or '" +
+                                              entry.name + ":N'): give one on every line, or the slots per host (--ppn)");
+    if (entry.slots != first.slots)
+      throw parse_error(file, entry.line, slots(entry) + ", but " + slots(first) + " (line " + std::to_string(first.line) +
+                                              "): hosts must have equal slots; give the slots to use on each (--ppn)");
+  }
+  return ppn > 0 ? ppn : first.slots;
+}
+
 std::vector<std::vector<int>> hierarchy_paths(const Machine &m) {
   topo::Hierarchy h = topo::host_hierarchy(m.topology(), m.host_nodes());
   std::unordered_map<int, int> position;  // topology node -> allocation index

@@ -70,6 +70,12 @@ class Machine {
 std::vector<int> allocation_hosts(const topo::Topology &topology, const std::string &hostfile_text,
                                   const std::string &file);
 
+/** Slots per host of a host file's allocation. @p ppn when positive: no host may
+    give fewer (slots=N or host:N), which would oversubscribe it. Otherwise the
+    count the hosts give, which every line must give, and alike: the mapping puts
+    the same number of slots on every host. Parse errors name @p file and the line. */
+int allocation_slots(const std::string &hostfile_text, const std::string &file, int ppn);
+
 /** Each host's ancestors in the fabric's switch hierarchy (topo::host_hierarchy),
     as child indexes from the root down, ending with the host's index under its
     leaf switch; one path per allocated host, in allocation order. */

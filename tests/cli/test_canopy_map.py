@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """`canopy map` end to end: inputs in every graph format, every algorithm and
-output, the JSON report, errors (file:line, more processes than slots), a
+output, the JSON report, slots per host from the host file, errors (file:line,
+more processes than slots, hosts with too few or unequal slots), a
 rankfile that Open MPI's mpirun really launches with, a machine file whose
 hosts MPICH's Hydra really gives every rank, and the pictures (heat map, fabric
 coloured by link load).
@@ -203,6 +204,23 @@ def test_errors():
     check("no output file after an error", not os.path.exists(out) and not os.path.exists(graph_out), r.stderr)
     r = canopy("--graph", STENCIL, "--fabric", TORUS, "--hosts", TORUS_HOSTS, "--ppn", "8", "--algorithm", "magic")
     check("unknown algorithm is a usage error", r.returncode == 2, r.stderr)
+
+
+def test_slots_from_the_host_file():
+    counted = write("counted.hosts", "".join(f"t{i} slots=8\n" for i in (5, 2, 7, 0)) + "t3:8\nt6:8\nt1:8\nt4 slots=8\n")
+    r = canopy("--graph", STENCIL, "--fabric", TORUS, "--hosts", counted, "--json")
+    report = json.loads(r.stdout) if r.returncode == 0 else {}
+    check("slots from the host file", report.get("slots_per_host") == 8 and report.get("hosts") == 8, r.stderr)
+    r = canopy("--graph", STENCIL, "--fabric", TORUS, "--hosts", TORUS_HOSTS)
+    check("no slot count and no --ppn: file:line", r.returncode == 1 and f"{TORUS_HOSTS}:1: host 't5' gives no slot count"
+          in r.stderr, r.stderr)
+    uneven = write("uneven.hosts", "t0 slots=8\nt1 slots=4\n")
+    r = canopy("--graph", STENCIL, "--fabric", TORUS, "--hosts", uneven)
+    check("unequal slot counts: file:line", r.returncode == 1 and f"{uneven}:2: host 't1' has 4 slots, but host 't0' has 8"
+          in r.stderr, r.stderr)
+    r = canopy("--graph", STENCIL, "--fabric", TORUS, "--hosts", uneven, "--ppn", "8")
+    check("--ppn above a host's slots: file:line", r.returncode == 1 and f"{uneven}:2: host 't1' has 4 slots, fewer than the 8"
+          in r.stderr, r.stderr)
 
 
 def test_rankfile_launches_with_mpirun():
@@ -445,9 +463,9 @@ def test_progress():
 
 
 for test in (test_help, test_all_algorithms_and_outputs, test_fat_tree_tree_choice, test_scotch, test_graph_formats,
-             test_errors, test_rankfile_launches_with_mpirun, test_machinefile_places_ranks_with_hydra, test_heatmap,
-             test_heatmap_large_job_is_binned, test_draw_load, test_picture_errors, test_non_utf8_paths_in_the_report,
-             test_progress):
+             test_errors, test_slots_from_the_host_file, test_rankfile_launches_with_mpirun,
+             test_machinefile_places_ranks_with_hydra, test_heatmap, test_heatmap_large_job_is_binned, test_draw_load,
+             test_picture_errors, test_non_utf8_paths_in_the_report, test_progress):
     test()
 shutil.rmtree(TMP, ignore_errors=True)
 print(f"{len(failures)} failure(s)")

@@ -97,6 +97,10 @@ TEST(Hostfile, SlotsSyntaxAndNamesWithColons) {
   for (const auto &e : entries) names.push_back(e.name);
   EXPECT_EQ(names, (Names{"n001", "n002", "n003", "rack:a", "rack:b"}));
   EXPECT_EQ(entries[4].line, 6u);
+  std::vector<int> slots;
+  for (const auto &e : entries) slots.push_back(e.slots);
+  EXPECT_EQ(slots, (std::vector<int>{0, 16, 16, 0, 4}));
+  EXPECT_EQ(canopy::topo::read_hostfile("n1 max_slots=8 slots=2\n", "job.hosts")[0].slots, 2);
   auto failure = [](const std::string &text) {
     try {
       canopy::topo::read_hostfile(text, "job.hosts");
@@ -107,4 +111,7 @@ TEST(Hostfile, SlotsSyntaxAndNamesWithColons) {
   };
   EXPECT_NE(failure("n1\n:16\n").find("job.hosts:2: no host name before ':'"), std::string::npos);
   EXPECT_NE(failure("# nothing\n").find("job.hosts:1: no hosts listed"), std::string::npos);
+  EXPECT_NE(failure("n1\nn2 slots=x\n").find("job.hosts:2: slot count 'x' is not a whole number"), std::string::npos);
+  EXPECT_NE(failure("n1:0\n").find("job.hosts:1: slot count '0'"), std::string::npos);
+  EXPECT_NE(failure("n1 slots=2000000\n").find("job.hosts:1: slot count '2000000'"), std::string::npos);
 }

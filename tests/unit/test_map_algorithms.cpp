@@ -238,6 +238,25 @@ TEST(Mapping, ErrorsAreClear) {
   EXPECT_THROW(NodeLayout::from(topo::NodeTopology::load("pack:1 core:2 pu:1"), 4), Error);
 }
 
+TEST(Allocation, SlotsPerHostFromTheHostFileOrAsked) {
+  auto failure = [](const std::string &text, int ppn) {
+    try {
+      allocation_slots(text, "job.hosts", ppn);
+    } catch (const Error &e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(allocation_slots("n1 slots=8\nn2:8\n", "job.hosts", 0), 8);
+  EXPECT_EQ(allocation_slots("n1\nn2\n", "job.hosts", 4), 4);
+  EXPECT_EQ(allocation_slots("n1 slots=8\nn2 slots=16\n", "job.hosts", 8), 8);  // 8 of each host's slots
+  EXPECT_NE(failure("n1 slots=8\nn2\n", 0).find("job.hosts:2: host 'n2' gives no slot count"), std::string::npos);
+  EXPECT_NE(failure("n1 slots=16\nn2:8\n", 0).find("job.hosts:2: host 'n2' has 8 slots, but host 'n1' has 16 slots (line 1)"),
+            std::string::npos);
+  EXPECT_NE(failure("n1\nn2 slots=8\n", 16).find("job.hosts:2: host 'n2' has 8 slots, fewer than the 16 per host"),
+            std::string::npos);
+}
+
 TEST(Mapping, DisconnectedAndSilentGraphs) {
   auto topo = test::fat_tree(2, 2, 1);
   CommGraphBuilder b(8);  // two components and isolated processes

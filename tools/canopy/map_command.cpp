@@ -34,11 +34,13 @@ map::Problem load_problem(const MapCommandOptions &o, Progress &progress) {
   map::CommGraph graph = map::load_comm_graph(o.graph, {o.parts, o.seed, progress.fn()});
   progress.stage("loading the fabric " + o.fabric);
   auto topology = std::make_shared<const topo::Topology>(topo::load_topology(o.fabric));
-  std::vector<int> hosts = map::allocation_hosts(*topology, read_file(o.hosts), o.hosts);
+  std::string hostfile = read_file(o.hosts);
+  std::vector<int> hosts = map::allocation_hosts(*topology, hostfile, o.hosts);
+  int slots = map::allocation_slots(hostfile, o.hosts, o.ppn);
   std::optional<map::NodeLayout> node;
-  if (!o.node.empty()) node = map::NodeLayout::from(topo::NodeTopology::load(o.node), o.ppn);
+  if (!o.node.empty()) node = map::NodeLayout::from(topo::NodeTopology::load(o.node), slots);
   progress.stage("hop distances between the " + std::to_string(hosts.size()) + " hosts");
-  return map::Problem{std::move(graph), map::Machine(topology, std::move(hosts), o.ppn, std::move(node))};
+  return map::Problem{std::move(graph), map::Machine(topology, std::move(hosts), slots, std::move(node))};
 }
 
 // Every output is written to a temporary first, and they replace their paths
@@ -131,7 +133,10 @@ CommandRunner add_map_command(CLI::App &app) {
                   "or a path ending .graph/.edges/.mtx")->required();
   cmd->add_option("--fabric", o->fabric, "Topology source (see `canopy topo --formats`)")->required();
   cmd->add_option("--hosts", o->hosts, "Host file: the job's hosts in allocation order")->required();
-  cmd->add_option("--ppn", o->ppn, "Slots (processes) per host")->required()->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--ppn", o->ppn,
+                  "Slots (processes) per host; default: the host file's 'HOST slots=N' or 'HOST:N', given alike on "
+                  "every line. No host may give fewer than --ppn")
+      ->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--node-topology", o->node,
                   "Inside of a node for intra-node mapping: 'live', an hwloc XML file, or a synthetic string like 'pack:2 core:8 pu:2'");
   cmd->add_option("--algorithm", o->algorithm,

@@ -6,6 +6,18 @@
 
 namespace canopy::topo {
 
+namespace {
+
+// A slot count as host files give it: a positive integer, at most 2^20 (canopy map's --ppn range).
+int slot_count(std::string_view text, const std::string &file, size_t line) {
+  uint64_t n = 0;
+  if (!parse_uint(text, n, 10) || n < 1 || n > (1u << 20))
+    throw parse_error(file, line, "slot count '" + printable(text) + "' is not a whole number from 1 to 1048576");
+  return static_cast<int>(n);
+}
+
+}  // namespace
+
 std::vector<HostfileEntry> read_hostfile(std::string_view text, const std::string &file) {
   std::vector<HostfileEntry> entries;
   LineCursor cursor(text);
@@ -13,14 +25,19 @@ std::vector<HostfileEntry> read_hostfile(std::string_view text, const std::strin
   while (cursor.next(line)) {
     line = trim(line.substr(0, line.find('#')));
     if (line.empty()) continue;
-    std::string_view name = split_fields(line)[0];
+    std::vector<std::string_view> fields = split_fields(line);
+    HostfileEntry entry{std::string(fields[0]), cursor.number(), 0};
     // "HOST:N" gives slots; a ':' followed by anything else is part of the name.
-    size_t colon = name.rfind(':');
-    if (colon != std::string_view::npos && colon + 1 < name.size() &&
-        name.find_first_not_of("0123456789", colon + 1) == std::string_view::npos)
-      name = name.substr(0, colon);
-    if (name.empty()) throw parse_error(file, cursor.number(), "no host name before ':'");
-    entries.push_back({std::string(name), cursor.number()});
+    size_t colon = entry.name.rfind(':');
+    if (colon != std::string::npos && colon + 1 < entry.name.size() &&
+        entry.name.find_first_not_of("0123456789", colon + 1) == std::string::npos) {
+      entry.slots = slot_count(std::string_view(entry.name).substr(colon + 1), file, entry.line);
+      entry.name.resize(colon);
+    }
+    if (entry.name.empty()) throw parse_error(file, entry.line, "no host name before ':'");
+    for (size_t i = 1; i < fields.size(); ++i)
+      if (starts_with(fields[i], "slots=")) entry.slots = slot_count(fields[i].substr(6), file, entry.line);
+    entries.push_back(std::move(entry));
   }
   if (entries.empty()) throw parse_error(file, cursor.number(), "no hosts listed");
   return entries;

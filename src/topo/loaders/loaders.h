@@ -29,11 +29,13 @@ Topology load_dump_dir(const std::string &dir);
 
 struct HostfileEntry {
   std::string name;
-  size_t line;  // 1-based, for error messages
+  size_t line;    // 1-based, for error messages
+  int slots = 0;  // "host slots=N" (Open MPI) or "host:N" (MPICH); 0 where the line gives none
 };
 
-/** The host names of a host file (one host per line, "host slots=N" and "host:N"
-    accepted, '#' comments), in file order; no host at all is an error. */
+/** The hosts of a host file (one host per line, "host slots=N" and "host:N"
+    accepted, other fields ignored, '#' comments), in file order; no host at all,
+    or a slot count that is not a whole number from 1 to 2^20, is an error. */
 std::vector<HostfileEntry> read_hostfile(std::string_view text, const std::string &file);
 
 /** read_hostfile() resolved against @p topo; unknown hosts are errors with file:line. */
