@@ -252,16 +252,19 @@ int run(const Options &o) {
   if (!o.node.empty()) node = map::NodeLayout::from(canopy::topo::NodeTopology::load(o.node), o.ppn);
   map::Problem problem{std::move(graph), map::Machine(topology, std::move(hosts), o.ppn, std::move(node))};
   double machine_seconds = seconds_since(start);
-  std::fprintf(stderr, "  %s on %s: %d processes, %lld edges, %d hosts (graph %.1f s, machine %.1f s)\n", o.instance.c_str(),
-               o.machine.c_str(), problem.graph.num_vertices(), static_cast<long long>(problem.graph.num_edges()),
-               problem.machine.num_hosts(), graph_seconds, machine_seconds);
+  size_t hop_table_bytes = problem.machine.hop_table().bytes();
+  std::fprintf(stderr, "  %s on %s: %d processes, %lld edges, %d hosts (graph %.1f s, machine %.1f s, hops %.2g MiB)\n",
+               o.instance.c_str(), o.machine.c_str(), problem.graph.num_vertices(),
+               static_cast<long long>(problem.graph.num_edges()), problem.machine.num_hosts(), graph_seconds,
+               machine_seconds, static_cast<double>(hop_table_bytes) / (1 << 20));
   Relaxation relaxation(problem.machine);
   std::ofstream out(o.out, std::ios::app);
   json instance = {{"instance", o.instance},
                    {"machine", o.machine},
                    {"processes", problem.graph.num_vertices()},
                    {"edges", problem.graph.num_edges()},
-                   {"hosts", problem.machine.num_hosts()}};
+                   {"hosts", problem.machine.num_hosts()},
+                   {"hop_table_bytes", hop_table_bytes}};
   const auto &known = map::algorithm_names();
   std::string known_list;
   for (const std::string &k : known) known_list += (known_list.empty() ? "" : ", ") + k;

@@ -155,20 +155,22 @@ def markdown(instances):
                 cells.append(f"{ratio_cell(low, best)}-{ratio_cell(high, best)} ({count})" if count else "—")
             out.append(f"| {machine} | {instance} | {p:,} | " + " | ".join(cells) + " |")
     timed = [a for a in present if a not in ("identity", "block")]
-    out += ["", "### Mapping time (CPU seconds, one core) and extra memory", "",
-            "CPU time of `map_processes` (median over the seeds; all phases, intra-node mapping included; loading the inputs and the "
-            "host hop matrix not counted). Extra memory: the peak RSS during `rt`'s `map_processes` above the RSS "
-            "before it (inputs and hop matrix already loaded). "
+    out += ["", "### Mapping time (CPU seconds, one core) and memory", "",
+            "CPU time of `map_processes` (median over the seeds; all phases, intra-node mapping included; loading the inputs and "
+            "finding the hops between the hosts not counted). Extra memory: the peak RSS during `rt`'s `map_processes` above "
+            "the RSS before it (inputs and hops already loaded). Hops: the memory of the hops between the hosts "
+            "(`map/hop_table.h`: a matrix up to 2,048 hosts, then a row per leaf switch or torus coordinates). "
             "Load: the machine's 1-minute load average when the instance ran.", "",
             "| machine | instance | processes | edges | load | " + " | ".join(f"`{a}`" for a in timed) +
-            " | `rt` extra MiB |", "|" + "---|" * (6 + len(timed))]
+            " | `rt` extra MiB | hops MiB |", "|" + "---|" * (7 + len(timed))]
     for (machine, instance, p), runs in instances.items():
         cells = [f"{runs[a]['seconds']['total_cpu']:.3f}" if ok(runs.get(a)) else "—" for a in timed]
         any_run = next(iter(runs.values()))
         rt = runs.get("rt")
         extra = f"{rt['extra_rss_kib'] / 1024:.1f}" if ok(rt) and rt.get("extra_rss_kib", -1) >= 0 else "—"
+        hops = f"{any_run['hop_table_bytes'] / (1 << 20):.2g}" if "hop_table_bytes" in any_run else "—"
         out.append(f"| {machine} | {instance} | {p:,} | {any_run['edges']:,} | {any_run['load_average']:.1f} | "
-                   + " | ".join(cells) + f" | {extra} |")
+                   + " | ".join(cells) + f" | {extra} | {hops} |")
     return "\n".join(out + [""] + targets(instances)) + "\n"
 
 

@@ -49,9 +49,12 @@ class GreedyPlacer {
   }
 
   int nearest_with_room(int from) const {
-    int best = -1;
+    int best = -1, best_hops = 0;
     for (int h = 0; h < m_.num_hosts(); ++h)
-      if (room_[static_cast<size_t>(h)] > 0 && (best < 0 || m_.hops(from, h) < m_.hops(from, best))) best = h;
+      if (room_[static_cast<size_t>(h)] > 0) {
+        int hops = m_.hops(from, h);
+        if (best < 0 || hops < best_hops) best = h, best_hops = hops;
+      }
     return best;
   }
 

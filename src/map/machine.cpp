@@ -1,94 +1,26 @@
 #include "map/machine.h"
 
 #include <algorithm>
-#include <deque>
 #include <limits>
 #include <unordered_map>
 
 #include "common/error.h"
 #include "topo/loaders/loaders.h"
-#include "topo/routes.h"
 #include "topo/views.h"
 
 namespace canopy::map {
 namespace {
 
-// Links from @p source to every node: breadth-first search in which hosts other
-// than the source are never transit nodes, as shortest-path routes are found.
-std::vector<int> shortest_links(const topo::Topology &topo, int source) {
-  std::vector<int> dist(topo.nodes().size(), -1);
-  std::deque<int> queue{source};
-  dist[static_cast<size_t>(source)] = 0;
-  while (!queue.empty()) {
-    int node = queue.front();
-    queue.pop_front();
-    if (node != source && !topo.node(node).is_switch()) continue;
-    for (const topo::Port &port : topo.node(node).ports)
-      if (port.connected() && dist[static_cast<size_t>(port.peer_node)] < 0) {
-        dist[static_cast<size_t>(port.peer_node)] = dist[static_cast<size_t>(node)] + 1;
-        queue.push_back(port.peer_node);
-      }
-  }
-  return dist;
-}
-
-uint16_t checked_links(int links, const topo::Topology &topo, int a, int b) {
-  if (links < 0)
-    throw Error(CANOPY_ERR_ROUTE, "no path from " + topo.node(a).name + " to " + topo.node(b).name);
-  if (links > std::numeric_limits<uint16_t>::max()) throw Error(CANOPY_ERR_ROUTE, "route longer than 65535 links");
-  return static_cast<uint16_t>(links);
-}
-
-// Links from the hosts of one switch to every host. Hosts hanging from one switch
-// (router) reach every other host along the same path after their first link:
-// LFTs forward by destination, dimension order starts at the router, shortest
-// paths share the switch. So one row per switch gives the rows of all its hosts.
-// Dimension order takes the shorter way round in every dimension: its length is
-// the torus distance between the routers, plus the two host links.
-std::vector<uint16_t> switch_row(const topo::Topology &topo, const std::vector<int> &hosts, int from) {
-  std::vector<uint16_t> row(hosts.size());
-  switch (topo::route_method(topo)) {
-    case topo::RouteMethod::Lft: {
-      topo::RouteFinder finder(topo, from);
-      for (size_t j = 0; j < hosts.size(); ++j) row[j] = checked_links(finder.to(hosts[j]).links(), topo, from, hosts[j]);
-      break;
-    }
-    case topo::RouteMethod::DimensionOrder: {
-      int router = topo.leaf_switch(from);
-      for (size_t j = 0; j < hosts.size(); ++j) {
-        int other = topo.leaf_switch(hosts[j]);
-        if (router < 0 || other < 0) throw Error(CANOPY_ERR_ROUTE, topo.node(from).name + " or " + topo.node(hosts[j]).name + " has no router");
-        row[j] = checked_links(hosts[j] == from ? 0 : 2 + topo.torus()->distance(topo.node(router).coords, topo.node(other).coords), topo, from, hosts[j]);
-      }
-      break;
-    }
-    case topo::RouteMethod::ShortestPath: {
-      std::vector<int> dist = shortest_links(topo, from);
-      for (size_t j = 0; j < hosts.size(); ++j) row[j] = checked_links(dist[static_cast<size_t>(hosts[j])], topo, from, hosts[j]);
-      break;
-    }
-  }
-  return row;
-}
-
-std::vector<uint16_t> host_hop_matrix(const topo::Topology &topo, const std::vector<int> &hosts) {
-  size_t n = hosts.size();
-  std::vector<uint16_t> hops(n * n, 0);
-  std::unordered_map<int, std::vector<size_t>> by_switch;  // leaf switch -> allocation indexes
-  for (size_t i = 0; i < n; ++i) {
-    int leaf = topo.leaf_switch(hosts[i]);
-    by_switch[leaf >= 0 ? leaf : -1 - static_cast<int>(i)].push_back(i);
-  }
-  bool lft = topo::route_method(topo) == topo::RouteMethod::Lft;
-  for (const auto &[leaf, members] : by_switch) {
-    std::vector<uint16_t> row = switch_row(topo, hosts, hosts[members[0]]);
-    for (size_t i : members) std::copy(row.begin(), row.end(), hops.begin() + static_cast<std::ptrdiff_t>(i * n));
-    // Under one switch: host, switch, host (forwarding tables are asked, they could differ).
-    for (size_t a : members)
-      for (size_t b : members)
-        hops[a * n + b] = a == b ? 0 : lft ? checked_links(topo::find_route(topo, hosts[a], hosts[b]).links(), topo, hosts[a], hosts[b]) : 2;
-  }
-  return hops;
+// The allocation as Machine takes it: hosts, their slots and the node layout agree.
+const std::vector<int> &checked_allocation(const std::vector<int> &hosts, int slots_per_host,
+                                           const std::optional<NodeLayout> &node) {
+  if (hosts.empty()) throw Error(CANOPY_ERR_INVALID_ARG, "the allocation has no hosts");
+  if (slots_per_host < 1) throw Error(CANOPY_ERR_INVALID_ARG, "slots per host must be at least 1");
+  if (node && static_cast<int>(node->slot_core.size()) != slots_per_host)
+    throw Error(CANOPY_ERR_INVALID_ARG, "the node layout has a different number of slots than the hosts");
+  if (static_cast<int64_t>(hosts.size()) * slots_per_host > std::numeric_limits<int>::max() / 2)
+    throw Error(CANOPY_ERR_INVALID_ARG, "too many slots");
+  return hosts;
 }
 
 }  // namespace
@@ -125,17 +57,22 @@ NodeLayout NodeLayout::on_cores(const topo::NodeTopology &node, std::vector<int>
 
 Machine::Machine(std::shared_ptr<const topo::Topology> topology, std::vector<int> hosts, int slots_per_host,
                  std::optional<NodeLayout> node)
-    : topology_(std::move(topology)), hosts_(std::move(hosts)), slots_per_host_(slots_per_host), node_(std::move(node)) {
-  if (hosts_.empty()) throw Error(CANOPY_ERR_INVALID_ARG, "the allocation has no hosts");
-  if (slots_per_host_ < 1) throw Error(CANOPY_ERR_INVALID_ARG, "slots per host must be at least 1");
-  if (node_ && static_cast<int>(node_->slot_core.size()) != slots_per_host_)
-    throw Error(CANOPY_ERR_INVALID_ARG, "the node layout has a different number of slots than the hosts");
-  if (static_cast<int64_t>(hosts_.size()) * slots_per_host_ > std::numeric_limits<int>::max() / 2)
-    throw Error(CANOPY_ERR_INVALID_ARG, "too many slots");
-  hops_ = host_hop_matrix(*topology_, hosts_);
+    : topology_(std::move(topology)),
+      hosts_(std::move(hosts)),
+      slots_per_host_(slots_per_host),
+      hops_(*topology_, checked_allocation(hosts_, slots_per_host_, node)),
+      node_(std::move(node)) {
   if (topology_->torus()) {
     for (int h : hosts_) coords_.push_back(topology_->node(h).coords);
   }
+}
+
+std::vector<float> dense_hops(const Machine &m) {
+  std::vector<float> hops;
+  hops.reserve(static_cast<size_t>(m.num_hosts()) * static_cast<size_t>(m.num_hosts()));
+  for (int a = 0; a < m.num_hosts(); ++a)
+    for (int b = 0; b < m.num_hosts(); ++b) hops.push_back(static_cast<float>(m.hops(a, b)));
+  return hops;
 }
 
 std::vector<int> allocation_hosts(const topo::Topology &topology, const std::string &text, const std::string &file) {

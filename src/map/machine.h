@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "map/hop_table.h"
 #include "topo/node_topology.h"
 #include "topo/topology.h"
 
@@ -35,8 +36,8 @@ struct NodeLayout {
 class Machine {
  public:
   /** @p hosts: node indexes of hosts of @p topology, in allocation order, each at
-      most once. Computes the host-to-host hop matrix from the real routes (throws
-      Error(ROUTE) where a route is broken). */
+      most once. Finds the hops between the hosts on the real routes (HopTable;
+      throws Error(ROUTE) where a route is broken). */
   Machine(std::shared_ptr<const topo::Topology> topology, std::vector<int> hosts, int slots_per_host,
           std::optional<NodeLayout> node = std::nullopt);
 
@@ -50,8 +51,8 @@ class Machine {
   int local_slot(int slot) const { return slot % slots_per_host_; }
 
   /** Network links on the route from host @p a to host @p b (allocation indexes). */
-  int hops(int a, int b) const { return hops_[static_cast<size_t>(a) * hosts_.size() + static_cast<size_t>(b)]; }
-  const std::vector<uint16_t> &hop_matrix() const { return hops_; }
+  int hops(int a, int b) const { return hops_(a, b); }
+  const HopTable &hop_table() const { return hops_; }
   /** Torus/mesh coordinates of every host (empty when the source has none). */
   const std::vector<std::vector<int>> &coordinates() const { return coords_; }
   const std::optional<NodeLayout> &node() const { return node_; }
@@ -60,10 +61,14 @@ class Machine {
   std::shared_ptr<const topo::Topology> topology_;
   std::vector<int> hosts_;
   int slots_per_host_;
-  std::vector<uint16_t> hops_;
+  HopTable hops_;
   std::vector<std::vector<int>> coords_;
   std::optional<NodeLayout> node_;
 };
+
+/** The hops between every two hosts, hosts x hosts, row-major: for what needs them
+    all at once (neighbor joining), O(hosts^2) where the machine keeps far less. */
+std::vector<float> dense_hops(const Machine &machine);
 
 /** Resolves host names (a host file's entries) against @p topology: unknown or
     repeated hosts are parse errors naming @p file and the line. */

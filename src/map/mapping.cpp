@@ -71,8 +71,7 @@ TopologyTree inter_node_tree(const Machine &m, TreeChoice choice, unsigned attem
     return fabric_hierarchy_tree(topo, m.host_nodes());
   if (choice == TreeChoice::Coordinates || (choice == TreeChoice::Auto && !m.coordinates().empty()))
     return coordinate_bisection_tree(m.coordinates());
-  std::vector<float> distance(m.hop_matrix().begin(), m.hop_matrix().end());
-  return neighbor_joining_tree(std::move(distance), m.num_hosts(), attempt);
+  return neighbor_joining_tree(dense_hops(m), m.num_hosts(), attempt);
 }
 
 TopologyTree build_tree(const Machine &m, const MapOptions &o, unsigned attempt, MapResult &result) {
@@ -95,7 +94,7 @@ std::vector<int> hosts_of_members(const std::vector<int> &group_of, const std::v
 // (which half of one face of a torus sits across which half of the other):
 // swapping subtrees and then single groups between hosts fixes much of that.
 void orient_groups(const CommGraph &groups, const TopologyTree &tree, const Machine &m, std::vector<int> &host_of_group) {
-  swap_subtrees(groups, tree, m.hop_matrix(), host_of_group);
+  swap_subtrees(groups, tree, m.hop_table(), host_of_group);
   refine_hosts(groups, m, host_of_group);
 }
 
@@ -112,7 +111,7 @@ std::vector<int> place_groups(const CommGraph &padded, const std::vector<int> &g
   for (int attempt = 0; attempt < attempts; ++attempt) {
     TopologyTree tree = build_tree(m, o, static_cast<unsigned>(attempt), result);
     auto start = Clock::now();
-    std::vector<int> host_of_group = map_on_tree(groups, tree, o.seed + attempt, 1, &m.hop_matrix());
+    std::vector<int> host_of_group = map_on_tree(groups, tree, o.seed + attempt, 1, &m.hop_table());
     if (o.refine) orient_groups(groups, tree, m, host_of_group);
     double cost = inter_node_hop_bytes(groups, m, host_of_group);
     if (best.empty() || cost < best_cost) best = std::move(host_of_group), best_cost = cost;
@@ -187,7 +186,7 @@ std::vector<int> tree_group_hosts(const CommGraph &padded, const Machine &m, con
   result.coarsening_levels = static_cast<int>(levels.graphs.size());
   const CommGraph &coarsest = levels.graphs.empty() ? padded : levels.graphs.back();
   std::vector<int> host_of =
-      map_on_tree(coarsest, tree, o.seed, m.slots_per_host() >> result.coarsening_levels, &m.hop_matrix(), o.progress);
+      map_on_tree(coarsest, tree, o.seed, m.slots_per_host() >> result.coarsening_levels, &m.hop_table(), o.progress);
   for (size_t level = levels.graphs.size(); level-- > 0;) {
     if (o.refine) {
       report(o.progress, "refining the hosts of " + std::to_string(levels.graphs[level].num_vertices()) + " clusters");

@@ -193,7 +193,7 @@ std::vector<int> split(const CommGraph &g, const std::vector<int> &sizes, int se
 }  // namespace
 
 void repair_balance(const CommGraph &g, std::vector<int> &part, const std::vector<int> &sizes,
-                    const std::vector<uint16_t> *distance) {
+                    const HopTable *distance) {
   size_t k = sizes.size();
   std::vector<int> count(k, 0);
   std::vector<std::vector<int>> members(k);  // moves only fill parts with room: these lists stay valid
@@ -202,7 +202,7 @@ void repair_balance(const CommGraph &g, std::vector<int> &part, const std::vecto
     members[static_cast<size_t>(part[static_cast<size_t>(v)])].push_back(v);
   }
   // Without distances every other part is one step away: the cost is the cut.
-  auto dist = [&](size_t a, size_t b) -> double { return distance ? (*distance)[a * k + b] : a != b; };
+  auto dist = [&](size_t a, size_t b) -> double { return distance ? (*distance)(static_cast<int>(a), static_cast<int>(b)) : a != b; };
   std::vector<double> link(k, 0);  // bytes from the vertex examined to each part
   std::vector<size_t> touched;     // the parts its neighbours are in
   size_t any_room = 0;             // some part with room while any part is overfull (sizes add up)

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "map/comm_graph.h"
+#include "map/hop_table.h"
 
 namespace canopy::map {
 
@@ -16,12 +17,12 @@ namespace canopy::map {
 std::vector<int> partition_exact(const CommGraph &graph, const std::vector<int> &sizes, int seed);
 
 /** Moves vertices until part i holds sizes[i] vertices, each move the one that
-    raises the cut least (or lowers it most). With @p distance (parts x parts,
-    row-major, 0 on the diagonal: the hosts' hop matrix when parts are hosts) a
+    raises the cut least (or lowers it most). With @p distance between the parts
+    (the hosts' hops when parts are hosts) a
     move costs the change in bytes x distance instead of the cut, and a vertex
     may also go to the part with room nearest its own. */
 void repair_balance(const CommGraph &graph, std::vector<int> &part, const std::vector<int> &sizes,
-                    const std::vector<uint16_t> *distance = nullptr);
+                    const HopTable *distance = nullptr);
 
 /** METIS 5 (recursive bisection for two parts, else k-way) on a graph in CSR form
     (@p offsets, @p neighbors, @p bytes per stored edge, @p total_bytes their sum),

@@ -291,7 +291,7 @@ ScotchMapping scotch_map(const CommGraph &padded, const Machine &m, int seed) {
     host_of[v] = spec.places_are_slots ? m.host_of_slot(place) : place;
     if (spec.places_are_slots) preferred[v] = place;
   }
-  repair_balance(padded, host_of, std::vector<int>(static_cast<size_t>(m.num_hosts()), m.slots_per_host()), &m.hop_matrix());
+  repair_balance(padded, host_of, std::vector<int>(static_cast<size_t>(m.num_hosts()), m.slots_per_host()), &m.hop_table());
   return {slots_on_hosts(m, host_of, preferred), target.describe()};
 }
 

@@ -27,8 +27,7 @@ namespace {
 // indexes would all share the low-order coordinates).
 class DomainDistance {
  public:
-  DomainDistance(const TopologyTree &tree, const std::vector<uint16_t> &hops)
-      : tree_(tree), hops_(hops), places_(tree.nodes[0].leaves.size()), samples_(tree.nodes.size()) {}
+  DomainDistance(const TopologyTree &tree, const HopTable &hops) : tree_(tree), hops_(hops), samples_(tree.nodes.size()) {}
 
   // Cached per pair of large domains: the walk asks for the same pairs split
   // after split (a node's children against every outside domain its vertices
@@ -51,7 +50,7 @@ class DomainDistance {
   double average(const std::vector<int> &sa, const std::vector<int> &sb) const {
     double sum = 0;
     for (int x : sa)
-      for (int y : sb) sum += hops_[static_cast<size_t>(x) * places_ + static_cast<size_t>(y)];
+      for (int y : sb) sum += hops_(x, y);
     return sum / static_cast<double>(sa.size() * sb.size());
   }
 
@@ -68,8 +67,7 @@ class DomainDistance {
   }
 
   const TopologyTree &tree_;
-  const std::vector<uint16_t> &hops_;
-  size_t places_;
+  const HopTable &hops_;
   std::vector<std::vector<int>> samples_;
   std::unordered_map<uint64_t, double> cache_;
 };
@@ -90,7 +88,7 @@ class TreeWalk {
   static int extra_seeds(int vertices) { return std::clamp(4096 / std::max(vertices, 1), 1, 3); }
 
  public:
-  TreeWalk(const CommGraph &g, const TopologyTree &tree, int seed, int per_leaf, const std::vector<uint16_t> *hops)
+  TreeWalk(const CommGraph &g, const TopologyTree &tree, int seed, int per_leaf, const HopTable *hops)
       : g_(g), tree_(tree), seed_(seed), per_leaf_(per_leaf), extra_seeds_(extra_seeds(g.num_vertices())),
         domain_of_(static_cast<size_t>(g.num_vertices()), 0), leaf_of_(domain_of_.size(), -1),
         members_(tree.nodes.size()), scratch_(domain_of_.size(), -1),
@@ -271,7 +269,7 @@ class TreeWalk {
 };
 
 // The cost change of moving every vertex v in `moved` to leaf target[v].
-double move_delta(const CommGraph &g, const std::vector<uint16_t> &distance, size_t n, const std::vector<int> &leaf_of,
+double move_delta(const CommGraph &g, const HopTable &distance, const std::vector<int> &leaf_of,
                   const std::vector<int> &moved, const std::vector<int> &target) {
   double delta = 0;
   auto at = [&](int v) { return target[static_cast<size_t>(v)] >= 0 ? target[static_cast<size_t>(v)] : leaf_of[static_cast<size_t>(v)]; };
@@ -280,16 +278,14 @@ double move_delta(const CommGraph &g, const std::vector<uint16_t> &distance, siz
       int u = g.neighbor(i);
       // An edge between two moved vertices is seen from both ends: count half each time.
       double share = target[static_cast<size_t>(u)] >= 0 ? 0.5 : 1.0;
-      delta += share * g.weight(i) *
-               (static_cast<double>(distance[static_cast<size_t>(at(v)) * n + static_cast<size_t>(at(u))]) -
-                distance[static_cast<size_t>(leaf_of[static_cast<size_t>(v)]) * n + static_cast<size_t>(leaf_of[static_cast<size_t>(u)])]);
+      delta += share * g.weight(i) * (distance(at(v), at(u)) - distance(leaf_of[static_cast<size_t>(v)], leaf_of[static_cast<size_t>(u)]));
     }
   return delta;
 }
 
 }  // namespace
 
-double swap_subtrees(const CommGraph &g, const TopologyTree &tree, const std::vector<uint16_t> &distance,
+double swap_subtrees(const CommGraph &g, const TopologyTree &tree, const HopTable &distance,
                      std::vector<int> &leaf_of, int max_passes) {
   size_t n = leaf_of.size();
   std::vector<int> vertex_at(n), target(n, -1), moved;
@@ -311,7 +307,7 @@ double swap_subtrees(const CommGraph &g, const TopologyTree &tree, const std::ve
             moved.push_back(va);
             moved.push_back(vb);
           }
-          double delta = move_delta(g, distance, n, leaf_of, moved, target);
+          double delta = move_delta(g, distance, leaf_of, moved, target);
           for (int v : moved) {
             if (delta < -1e-9) {
               leaf_of[static_cast<size_t>(v)] = target[static_cast<size_t>(v)];
@@ -328,14 +324,14 @@ double swap_subtrees(const CommGraph &g, const TopologyTree &tree, const std::ve
 }
 
 std::vector<int> map_on_tree(const CommGraph &graph, const TopologyTree &tree, int seed, int per_leaf,
-                             const std::vector<uint16_t> *hops, const ProgressFn &progress) {
+                             const HopTable *hops, const ProgressFn &progress) {
   if (tree.nodes.empty() || static_cast<int64_t>(tree.nodes[0].leaves.size()) * per_leaf != graph.num_vertices())
     throw Error(CANOPY_ERR_INVALID_ARG, "tree mapping: " + std::to_string(graph.num_vertices()) + " vertices for " +
                                             std::to_string(tree.nodes.empty() ? 0 : tree.nodes[0].leaves.size()) +
                                             " places of " + std::to_string(per_leaf));
   size_t places = tree.nodes[0].leaves.size();
-  if (hops && hops->size() != places * places)
-    throw Error(CANOPY_ERR_INVALID_ARG, "tree mapping: the distance matrix is not " + std::to_string(places) + " x " +
+  if (hops && hops->size() != places)
+    throw Error(CANOPY_ERR_INVALID_ARG, "tree mapping: distances between " + std::to_string(hops->size()) + " places for " +
                                             std::to_string(places));
   return TreeWalk(graph, tree, seed, per_leaf, hops).run(progress);
 }

@@ -12,26 +12,27 @@
 
 #include "common/progress.h"
 #include "map/comm_graph.h"
+#include "map/hop_table.h"
 #include "map/topology_tree.h"
 
 namespace canopy::map {
 
 /** The leaf (place) of every vertex: @p per_leaf vertices per leaf, so the graph
     must have per_leaf times as many vertices as the tree has leaves. With
-    @p hops (places x places, e.g. Machine::hop_matrix()) every split is oriented
+    @p hops (between the places, e.g. Machine::hop_table()) every split is oriented
     and refined towards the partners placed outside it; without, splits only
     minimise their own cut. Deterministic for a seed. @p progress is told each
     level of the tree as the walk reaches it. */
 std::vector<int> map_on_tree(const CommGraph &graph, const TopologyTree &tree, int seed, int per_leaf = 1,
-                             const std::vector<uint16_t> *hops = nullptr, const ProgressFn &progress = {});
+                             const HopTable *hops = nullptr, const ProgressFn &progress = {});
 
 /** Orients the subtrees of a tree mapping towards each other: for every inner
     node, swaps the contents of two equally large children (leaf i of one with
-    leaf i of the other) when that lowers sum(bytes x distance), where
-    @p distance is the places' n x n matrix. The dual walk orients each split
+    leaf i of the other) when that lowers sum(bytes x distance) between the
+    places. The dual walk orients each split
     only towards what was placed before it; this pass also looks the other way.
     Returns the cost removed. */
-double swap_subtrees(const CommGraph &graph, const TopologyTree &tree, const std::vector<uint16_t> &distance,
+double swap_subtrees(const CommGraph &graph, const TopologyTree &tree, const HopTable &distance,
                      std::vector<int> &leaf_of, int max_passes = 4);
 
 }  // namespace canopy::map

@@ -72,6 +72,8 @@ def test_benchmark():
         algorithms[(x["machine"], x["instance"])].add(x["algorithm"])
         check(f"{x['machine']}/{x['instance']}/{x['algorithm']} ran", "metrics" in x or "skipped" in x, x.get("error"))
     check_relaxations(results, relaxations)
+    check("the hops between 16 hosts: a 16 x 16 matrix", all(x["hop_table_bytes"] == 16 * 16 * 2 for x in results),
+          {x["hop_table_bytes"] for x in results})
     check("10 instances", len(algorithms) == 10, sorted(algorithms))
     for (machine, instance), names in algorithms.items():
         want = {"identity", "block", "greedy", "rt"} | ({"rb"} if machine == "torus" else set())

@@ -15,8 +15,11 @@
 #include "map/partition.h"
 #include "map/placement_steps.h"
 #include "map/topology_tree.h"
+#include "loader_test_util.h"
 #include "map_test_machines.h"
 #include "topo/node_topology.h"
+#include "topo/routes.h"
+#include "topo/source.h"
 
 namespace canopy::map {
 namespace {
@@ -46,7 +49,7 @@ TEST(TopologyTree, NeighborJoiningRecoversLeafSwitchesAndPods) {
   // 3 leaves x 4 hosts: hosts on one leaf are 2 links apart, others 4.
   auto topo = test::fat_tree(3, 4, 2);
   Machine m(topo, all_hosts(*topo, 7), 1);
-  std::vector<float> d(m.hop_matrix().begin(), m.hop_matrix().end());
+  std::vector<float> d = dense_hops(m);
   TopologyTree tree = neighbor_joining_tree(d, m.num_hosts());
   EXPECT_EQ(tree.kind, "neighbor-joining");
   EXPECT_EQ(child_sizes(tree, 0), (std::vector<size_t>{4, 4, 4}));  // one node per leaf switch
@@ -64,7 +67,7 @@ TEST(TopologyTree, NeighborJoiningRecoversLeafSwitchesAndPods) {
 TEST(TopologyTree, NeighborJoiningOnATorusIsMostlyBinary) {
   auto topo = test::torus({4, 4});
   Machine m(topo, all_hosts(*topo), 1);
-  std::vector<float> d(m.hop_matrix().begin(), m.hop_matrix().end());
+  std::vector<float> d = dense_hops(m);
   TopologyTree tree = neighbor_joining_tree(d, m.num_hosts());
   EXPECT_EQ(tree.nodes[0].leaves.size(), 16u);
   // Siblings at the bottom are torus neighbours (3 links apart: host, router, router, host).
@@ -220,6 +223,37 @@ TEST(Metrics, LinkLoadsFollowTheForwardingTables) {
   EXPECT_DOUBLE_EQ(m.average_dilation, 4);
   EXPECT_LT(m.cross_socket_bytes, 0);  // no node topology
   EXPECT_THROW(evaluate(p, {0, 0}), Error);
+}
+
+// Every pair of hosts, in the matrix and in the compact form: the hops are the links of the route the fabric uses.
+void expect_route_lengths(const topo::Topology &topo, const std::vector<int> &hosts) {
+  HopTable matrix(topo, hosts), compact(topo, hosts, 0);
+  for (size_t a = 0; a < hosts.size(); ++a)
+    for (size_t b = 0; b < hosts.size(); ++b) {
+      int links = a == b ? 0 : topo::find_route(topo, hosts[a], hosts[b]).links(), i = static_cast<int>(a), j = static_cast<int>(b);
+      ASSERT_EQ(matrix(i, j), links) << topo.node(hosts[a]).name << " to " << topo.node(hosts[b]).name << " on " << topo.source();
+      ASSERT_EQ(compact(i, j), links) << topo.node(hosts[a]).name << " to " << topo.node(hosts[b]).name << " on " << topo.source();
+    }
+}
+
+TEST(HopTable, RouteLengthsInTheMatrixAndTheCompactForms) {
+  test::TwoLevelFatTree fabric;  // forwarding tables, every route between leaves through spine B
+  fabric.route_all_through_spine_b();
+  expect_route_lengths(fabric.topo, {fabric.h2, fabric.h3, fabric.h1, fabric.h4});
+  // ibnetdiscover + ibroute of a real fabric; shortest paths on a fat tree; a torus with a mesh dimension.
+  topo::Topology dump = topo::load_topology(test::data_path("cli/two-switch-dump"));
+  ASSERT_EQ(topo::route_method(dump), topo::RouteMethod::Lft);
+  expect_route_lengths(dump, test::all_hosts(dump, 3));
+  topo::Topology mixed = topo::load_torus(test::read_data("torus/mixed3d.torus"), "mixed3d.torus");
+  expect_route_lengths(mixed, test::all_hosts(mixed, 5));
+  auto fat = test::fat_tree(8, 16, 2);
+  expect_route_lengths(*fat, test::all_hosts(*fat, 7));
+  // 128 hosts on 8 leaf switches: 8 rows of 128 in the compact form, not 128 x 128.
+  EXPECT_EQ(HopTable(*fat, test::all_hosts(*fat, 7)).bytes(), 128 * 128 * sizeof(uint16_t));
+  EXPECT_EQ(HopTable(*fat, test::all_hosts(*fat, 7), 0).bytes(), 8 * 128 * sizeof(uint16_t) + 128 * sizeof(uint32_t));
+  auto cube = test::torus({8, 8, 8});
+  EXPECT_LT(HopTable(*cube, test::all_hosts(*cube), 0).bytes(), 512 * 3 * sizeof(int) + 1024);
+  EXPECT_THROW(HopTable::from_matrix({0, 1, 1}, 2), Error);
 }
 
 TEST(Mapping, ErrorsAreClear) {

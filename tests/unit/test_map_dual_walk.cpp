@@ -26,7 +26,7 @@ namespace {
 
 // Hop-bytes of the tree walk alone (no refinement pass afterwards).
 double walk_hop_bytes(const CommGraph &g, const Machine &m, const TopologyTree &tree, bool dual) {
-  std::vector<int> host_of = map_on_tree(g, tree, 1, m.slots_per_host(), dual ? &m.hop_matrix() : nullptr);
+  std::vector<int> host_of = map_on_tree(g, tree, 1, m.slots_per_host(), dual ? &m.hop_table() : nullptr);
   std::vector<int> load(static_cast<size_t>(m.num_hosts()), 0);
   for (int h : host_of) ++load[static_cast<size_t>(h)];
   for (int l : load) EXPECT_EQ(l, m.slots_per_host());
@@ -67,8 +67,8 @@ TEST(DualTreeWalk, SameSeedSameMappingAndAWrongDistanceMatrixIsAnError) {
   Machine m(topo, test::all_hosts(*topo, 9), 4);
   CommGraph g = test::random_graph(128, 600, 4);
   TopologyTree tree = coordinate_bisection_tree(m.coordinates());
-  EXPECT_EQ(map_on_tree(g, tree, 3, 4, &m.hop_matrix()), map_on_tree(g, tree, 3, 4, &m.hop_matrix()));
-  std::vector<uint16_t> wrong(5, 1);
+  EXPECT_EQ(map_on_tree(g, tree, 3, 4, &m.hop_table()), map_on_tree(g, tree, 3, 4, &m.hop_table()));
+  HopTable wrong = HopTable::from_matrix(std::vector<uint16_t>(25, 1), 5);
   EXPECT_THROW(map_on_tree(g, tree, 3, 4, &wrong), Error);
 }
 

@@ -206,10 +206,11 @@ TEST(Partition, ExactSizesAndRepair) {
 TEST(Partition, RepairWithDistancesMovesWhatSavesHopBytes) {
   // Hosts A B C D, one slot each; A holds vertices 0 and 1, only B has room. Vertex 0
   // talks to vertex 2 on C, which is 2 links from B but 4 from A: moving 0 saves hop-bytes.
-  std::vector<uint16_t> hops = {0, 2, 4, 4,  //
-                                2, 0, 2, 4,  //
-                                4, 2, 0, 4,  //
-                                4, 4, 4, 0};
+  HopTable hops = HopTable::from_matrix({0, 2, 4, 4,  //
+                                         2, 0, 2, 4,  //
+                                         4, 2, 0, 4,  //
+                                         4, 4, 4, 0},
+                                        4);
   CommGraphBuilder b(4);
   b.add(0, 2, 10);
   CommGraph g = b.build();
