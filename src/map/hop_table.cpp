@@ -78,7 +78,7 @@ void HopTable::compact(const topo::Topology &topo, const std::vector<int> &hosts
       int length = shape.dims[d], farthest = 0;
       for (int delta = 0; delta < length; ++delta) {
         int links = shape.wrap[d] ? std::min(delta, length - delta) : delta;
-        ring_[d * ring_stride_ + static_cast<size_t>(delta)] = static_cast<uint16_t>(std::min<int>(links, std::numeric_limits<uint16_t>::max()));
+        ring_[d * ring_stride_ + static_cast<size_t>(delta)] = static_cast<uint16_t>(links);  // checked below
         farthest = std::max(farthest, links);
       }
       longest += farthest;
