@@ -93,8 +93,8 @@ std::vector<int> allocation_hosts(const topo::Topology &topology, const std::str
 int allocation_slots(const std::string &text, const std::string &file, int ppn) {
   std::vector<topo::HostfileEntry> entries = topo::read_hostfile(text, file);
   const topo::HostfileEntry &first = entries.front();
+  auto slots = [](const topo::HostfileEntry &e) { return "host '" + e.name + "' has " + std::to_string(e.slots) + " slots"; };
   for (const topo::HostfileEntry &entry : entries) {
-    auto slots = [](const topo::HostfileEntry &e) { return "host '" + e.name + "' has " + std::to_string(e.slots) + " slots"; };
     if (ppn > 0 && entry.slots > 0 && entry.slots < ppn)
       throw parse_error(file, entry.line, slots(entry) + ", fewer than the " + std::to_string(ppn) + " per host asked for");
     if (ppn > 0) continue;
