@@ -110,7 +110,7 @@ std::vector<double> partition_cuts(const map::CommGraph &g, const map::Machine &
   std::vector<double> bytes;
   for (const HostCut &c : cuts) {
     std::vector<int> sizes(static_cast<size_t>(c.parts), 0);
-    for (int part : c.part_of_host) sizes[static_cast<size_t>(part)] += m.slots_per_host();
+    for (size_t h = 0; h < c.part_of_host.size(); ++h) sizes[static_cast<size_t>(c.part_of_host[h])] += m.slots(static_cast<int>(h));
     std::vector<int> key = sizes;
     std::sort(key.begin(), key.end());
     auto [it, added] = fewest.emplace(key, INFINITY);

@@ -12,7 +12,9 @@ class GreedyPlacer {
  public:
   GreedyPlacer(const CommGraph &g, const Machine &m)
       : g_(g), m_(m), host_of_(static_cast<size_t>(g.num_vertices()), -1),
-        room_(static_cast<size_t>(m.num_hosts()), m.slots_per_host()), link_(static_cast<size_t>(g.num_vertices()), 0) {}
+        room_(static_cast<size_t>(m.num_hosts())), link_(static_cast<size_t>(g.num_vertices()), 0) {
+    for (int h = 0; h < m.num_hosts(); ++h) room_[static_cast<size_t>(h)] = m.slots(h);
+  }
 
   std::vector<int> run() {
     std::vector<int> order(static_cast<size_t>(g_.num_vertices()));

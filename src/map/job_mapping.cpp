@@ -21,16 +21,16 @@ namespace {
 constexpr size_t kHostsPerSwitch = 254;  // the model's port limit
 constexpr size_t kHostsPerLeaf = 253;    // and one uplink
 
-// The job's slots: hosts in the order of their lowest rank, each host's slots in
-// rank order, so slot_of_rank is where every process sits now.
+// The job's slots: hosts in the order of their lowest rank, each with a slot per
+// rank it holds, in rank order, so slot_of_rank is where every process sits now.
 struct JobSlots {
   std::vector<std::string> hosts;
-  int per_host = 0;
+  std::vector<int> per_host;                 // slots of each host
+  std::vector<int> local_of_slot;            // the slot's index on its host
   std::vector<int> slot_of_rank, rank_of_slot;
 };
 
-// The slots, or nullopt (with @p why) when the hosts hold unequal numbers of ranks.
-std::optional<JobSlots> job_slots(const std::vector<std::string> &host_of_rank, std::string &why) {
+JobSlots job_slots(const std::vector<std::string> &host_of_rank) {
   JobSlots s;
   std::map<std::string, int> index;
   std::vector<std::vector<int>> ranks_on;
@@ -42,19 +42,15 @@ std::optional<JobSlots> job_slots(const std::vector<std::string> &host_of_rank, 
     }
     ranks_on[static_cast<size_t>(it->second)].push_back(static_cast<int>(r));
   }
-  s.per_host = static_cast<int>(ranks_on.front().size());
-  for (size_t h = 0; h < ranks_on.size(); ++h)
-    if (static_cast<int>(ranks_on[h].size()) != s.per_host) {
-      why = "hosts hold unequal numbers of ranks (" + s.hosts.front() + ": " + std::to_string(s.per_host) + ", " +
-            s.hosts[h] + ": " + std::to_string(ranks_on[h].size()) + ")";
-      return std::nullopt;
-    }
   s.slot_of_rank.resize(host_of_rank.size());
-  for (const std::vector<int> &ranks : ranks_on)
+  for (const std::vector<int> &ranks : ranks_on) {
+    s.per_host.push_back(static_cast<int>(ranks.size()));
     for (int rank : ranks) {
       s.slot_of_rank[static_cast<size_t>(rank)] = static_cast<int>(s.rank_of_slot.size());
+      s.local_of_slot.push_back(static_cast<int>(s.rank_of_slot.size()) - s.slot_of_rank[static_cast<size_t>(ranks[0])]);
       s.rank_of_slot.push_back(rank);
     }
+  }
   return s;
 }
 
@@ -73,25 +69,28 @@ std::vector<int> fabric_hosts(const topo::Topology &fabric, const JobSlots &slot
   return nodes;
 }
 
-// The core of every local slot, the same on every host, or nullopt (with @p why).
+// The core of every local slot, the same on every host that has the slot, or
+// nullopt (with @p why).
 std::optional<std::vector<int>> slot_cores(const JobSlots &s, const std::vector<int> &core_of_rank, std::string &why) {
-  std::vector<int> cores(static_cast<size_t>(s.per_host));
+  std::vector<int> cores(static_cast<size_t>(*std::max_element(s.per_host.begin(), s.per_host.end())), -1);
+  std::vector<std::string> first_host(cores.size());  // the host that set each core
   if (core_of_rank.empty()) {  // the collectives' convention for a synthetic node: local rank i on core i
     std::iota(cores.begin(), cores.end(), 0);
     return cores;
   }
-  for (size_t slot = 0; slot < s.rank_of_slot.size(); ++slot) {
+  for (size_t slot = 0, host = 0; slot < s.rank_of_slot.size(); ++slot) {
     int rank = s.rank_of_slot[slot], core = core_of_rank[static_cast<size_t>(rank)];
-    size_t local = slot % cores.size(), host = slot / cores.size();
+    size_t local = static_cast<size_t>(s.local_of_slot[slot]);
+    if (slot > 0 && local == 0) ++host;
     if (core < 0) {
       why = "rank " + std::to_string(rank) + " is not bound to one core";
       return std::nullopt;
     }
-    if (host == 0) {
-      cores[local] = core;
+    if (cores[local] < 0) {
+      cores[local] = core, first_host[local] = s.hosts[host];
     } else if (cores[local] != core) {
       why = "the hosts bind their ranks differently (local rank " + std::to_string(local) + ": core " +
-            std::to_string(cores[local]) + " on " + s.hosts.front() + ", " + std::to_string(core) + " on " + s.hosts[host] + ")";
+            std::to_string(cores[local]) + " on " + first_host[local] + ", " + std::to_string(core) + " on " + s.hosts[host] + ")";
       return std::nullopt;
     }
   }
@@ -166,24 +165,18 @@ JobMapping map_job(const JobMapRequest &request) {
   if (!request.core_of_rank.empty() && request.core_of_rank.size() != ranks)
     throw Error(CANOPY_ERR_INVALID_ARG, "cores are given for " + std::to_string(request.core_of_rank.size()) + " of " +
                                             std::to_string(ranks) + " ranks");
-  std::string why;
-  std::optional<JobSlots> slots = job_slots(request.host_of_rank, why);
-  if (!slots) {
-    CANOPY_LOG(Warn, "task mapping: %s: ranks keep their order", why.c_str());
-    return keep_order(ranks, why + ": ranks keep their order");
-  }
-  auto fabric = job_fabric(request, slots->hosts);
+  JobSlots slots = job_slots(request.host_of_rank);
+  auto fabric = job_fabric(request, slots.hosts);
   std::string source = request.fabric.empty() ? "single-switch model" : request.fabric;
   std::string note;
-  std::optional<NodeLayout> node = node_layout(request.node_topology, *slots, request.core_of_rank, note);
-  Problem problem{request.graph, Machine(fabric, fabric_hosts(*fabric, *slots, source), slots->per_host, std::move(node))};
+  std::optional<NodeLayout> node = node_layout(request.node_topology, slots, request.core_of_rank, note);
+  Problem problem{request.graph, Machine(fabric, fabric_hosts(*fabric, slots, source), slots.per_host, std::move(node))};
   MapOptions options;
   options.algorithm = request.algorithm;
   MapResult result = map_processes(problem, options);
-  Metrics now = evaluate(problem, slots->slot_of_rank), mapped = evaluate(problem, result.slot_of_process);
+  Metrics now = evaluate(problem, slots.slot_of_rank), mapped = evaluate(problem, result.slot_of_process);
 
-  std::string summary = std::to_string(ranks) + " ranks on " + std::to_string(slots->hosts.size()) + " hosts x " +
-                        std::to_string(slots->per_host) + ", fabric " + source + note + ", algorithm " +
+  std::string summary = std::to_string(ranks) + " ranks on " + problem.machine.slots_text() + ", fabric " + source + note + ", algorithm " +
                         result.algorithm + (result.tree.empty() ? "" : " (tree " + result.tree + ")") +
                         ": hop-bytes " + number(now.hop_bytes) + " -> " + number(mapped.hop_bytes);
   if (mapped.cross_socket_bytes >= 0)
@@ -194,7 +187,7 @@ JobMapping map_job(const JobMapRequest &request) {
   m.new_rank.resize(ranks);
   size_t moved = 0;
   for (size_t v = 0; v < ranks; ++v) {
-    int old_rank = slots->rank_of_slot[static_cast<size_t>(result.slot_of_process[v])];
+    int old_rank = slots.rank_of_slot[static_cast<size_t>(result.slot_of_process[v])];
     m.new_rank[static_cast<size_t>(old_rank)] = static_cast<int>(v);
     moved += static_cast<size_t>(old_rank) != v;
   }

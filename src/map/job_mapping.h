@@ -34,8 +34,8 @@ struct JobMapping {
   std::string summary;        // one line for the log: the machine, the algorithm, the gain
 };
 
-/** Maps the job. Ranks keep their order (mapped = false) when the hosts hold
-    unequal numbers of ranks, or when the mapping is not strictly better than the
+/** Maps the job: each host keeps as many ranks as it holds now. Ranks keep their
+    order (mapped = false) when the mapping is not strictly better than the
     current placement (hop-bytes, then cross-socket bytes). Throws Error for bad
     input: an unknown algorithm, a fabric that cannot be loaded or lacks a host,
     rb without coordinates. */

@@ -12,14 +12,19 @@ namespace canopy::map {
 namespace {
 
 // The allocation as Machine takes it: hosts, their slots and the node layout agree.
-const std::vector<int> &checked_allocation(const std::vector<int> &hosts, int slots_per_host,
+const std::vector<int> &checked_allocation(const std::vector<int> &hosts, const std::vector<int> &slots,
                                            const std::optional<NodeLayout> &node) {
   if (hosts.empty()) throw Error(CANOPY_ERR_INVALID_ARG, "the allocation has no hosts");
-  if (slots_per_host < 1) throw Error(CANOPY_ERR_INVALID_ARG, "slots per host must be at least 1");
-  if (node && static_cast<int>(node->slot_core.size()) != slots_per_host)
-    throw Error(CANOPY_ERR_INVALID_ARG, "the node layout has a different number of slots than the hosts");
-  if (static_cast<int64_t>(hosts.size()) * slots_per_host > std::numeric_limits<int>::max() / 2)
-    throw Error(CANOPY_ERR_INVALID_ARG, "too many slots");
+  if (slots.size() != hosts.size())
+    throw Error(CANOPY_ERR_INVALID_ARG, std::to_string(slots.size()) + " slot counts for " + std::to_string(hosts.size()) + " hosts");
+  int64_t total = 0;
+  for (int s : slots) {
+    if (s < 1) throw Error(CANOPY_ERR_INVALID_ARG, "slots per host must be at least 1");
+    total += s;
+  }
+  if (total > std::numeric_limits<int>::max() / 2) throw Error(CANOPY_ERR_INVALID_ARG, "too many slots");
+  if (node && static_cast<int>(node->slot_core.size()) != *std::max_element(slots.begin(), slots.end()))
+    throw Error(CANOPY_ERR_INVALID_ARG, "the node layout has a different number of slots than the largest host");
   return hosts;
 }
 
@@ -55,16 +60,34 @@ NodeLayout NodeLayout::on_cores(const topo::NodeTopology &node, std::vector<int>
   return layout;
 }
 
-Machine::Machine(std::shared_ptr<const topo::Topology> topology, std::vector<int> hosts, int slots_per_host,
+Machine::Machine(std::shared_ptr<const topo::Topology> topology, std::vector<int> hosts, std::vector<int> slots,
                  std::optional<NodeLayout> node)
     : topology_(std::move(topology)),
       hosts_(std::move(hosts)),
-      slots_per_host_(slots_per_host),
-      hops_(*topology_, checked_allocation(hosts_, slots_per_host_, node)),
+      hops_(*topology_, checked_allocation(hosts_, slots, node)),
       node_(std::move(node)) {
+  first_slot_.push_back(0);
+  for (size_t h = 0; h < slots.size(); ++h) {
+    first_slot_.push_back(first_slot_.back() + slots[h]);
+    host_of_slot_.insert(host_of_slot_.end(), static_cast<size_t>(slots[h]), static_cast<int>(h));
+  }
+  max_slots_ = *std::max_element(slots.begin(), slots.end());
+  uniform_slots_ = *std::min_element(slots.begin(), slots.end()) == max_slots_ ? max_slots_ : 0;
   if (topology_->torus()) {
     for (int h : hosts_) coords_.push_back(topology_->node(h).coords);
   }
+}
+
+Machine::Machine(std::shared_ptr<const topo::Topology> topology, std::vector<int> hosts, int slots_per_host,
+                 std::optional<NodeLayout> node)
+    : Machine(std::move(topology), hosts, std::vector<int>(hosts.size(), slots_per_host), std::move(node)) {}
+
+std::string Machine::slots_text() const {
+  std::string hosts = std::to_string(num_hosts()) + " hosts ";
+  if (uniform_slots_) return hosts + "x " + std::to_string(uniform_slots_) + " slots";
+  int fewest = max_slots_;
+  for (int h = 0; h < num_hosts(); ++h) fewest = std::min(fewest, slots(h));
+  return hosts + "with " + std::to_string(fewest) + "-" + std::to_string(max_slots_) + " slots";
 }
 
 std::vector<float> dense_hops(const Machine &m) {
@@ -90,22 +113,18 @@ std::vector<int> allocation_hosts(const topo::Topology &topology, const std::str
   return hosts;
 }
 
-int allocation_slots(const std::string &text, const std::string &file, int ppn) {
-  std::vector<topo::HostfileEntry> entries = topo::read_hostfile(text, file);
-  const topo::HostfileEntry &first = entries.front();
-  auto slots = [](const topo::HostfileEntry &e) { return "host '" + e.name + "' has " + std::to_string(e.slots) + " slots"; };
-  for (const topo::HostfileEntry &entry : entries) {
+std::vector<int> allocation_slots(const std::string &text, const std::string &file, int ppn) {
+  std::vector<int> slots;
+  for (const topo::HostfileEntry &entry : topo::read_hostfile(text, file)) {
     if (ppn > 0 && entry.slots > 0 && entry.slots < ppn)
-      throw parse_error(file, entry.line, slots(entry) + ", fewer than the " + std::to_string(ppn) + " per host asked for");
-    if (ppn > 0) continue;
-    if (entry.slots == 0)
+      throw parse_error(file, entry.line, "host '" + entry.name + "' has " + std::to_string(entry.slots) +
+                                              " slots, fewer than the " + std::to_string(ppn) + " per host asked for");
+    if (ppn <= 0 && entry.slots == 0)
       throw parse_error(file, entry.line, "host '" + entry.name + "' gives no slot count ('" + entry.name + " slots=N' or '" +
                                               entry.name + ":N'): give one on every line, or the slots per host (--ppn)");
-    if (entry.slots != first.slots)
-      throw parse_error(file, entry.line, slots(entry) + ", but " + slots(first) + " (line " + std::to_string(first.line) +
-                                              "): hosts must have equal slots; give the slots to use on each (--ppn)");
+    slots.push_back(ppn > 0 ? ppn : entry.slots);
   }
-  return ppn > 0 ? ppn : first.slots;
+  return slots;
 }
 
 std::vector<std::vector<int>> hierarchy_paths(const Machine &m) {

@@ -1,8 +1,9 @@
 // The machine a job is mapped onto: its allocation (hosts in allocation order,
-// each with the same number of slots), the network distance between those hosts
+// each with its number of slots), the network distance between those hosts
 // along the routes the fabric really uses, and optionally the inside of a node
 // (which core each slot is, and how far apart cores are in the hwloc tree).
-// Slot s is local slot s % slots_per_host of host s / slots_per_host.
+// Slots are numbered host after host: host h has slots first_slot(h) to
+// first_slot(h) + slots(h) - 1, its local slots 0 to slots(h) - 1.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -36,8 +37,13 @@ struct NodeLayout {
 class Machine {
  public:
   /** @p hosts: node indexes of hosts of @p topology, in allocation order, each at
-      most once. Finds the hops between the hosts on the real routes (HopTable;
-      throws Error(ROUTE) where a route is broken). */
+      most once, host i with slots[i] slots. Finds the hops between the hosts on
+      the real routes (HopTable; throws Error(ROUTE) where a route is broken). A
+      @p node layout has as many slots as the largest host; a host with fewer
+      uses its first ones. */
+  Machine(std::shared_ptr<const topo::Topology> topology, std::vector<int> hosts, std::vector<int> slots,
+          std::optional<NodeLayout> node = std::nullopt);
+  /** Every host with @p slots_per_host slots. */
   Machine(std::shared_ptr<const topo::Topology> topology, std::vector<int> hosts, int slots_per_host,
           std::optional<NodeLayout> node = std::nullopt);
 
@@ -45,10 +51,16 @@ class Machine {
   const std::vector<int> &host_nodes() const { return hosts_; }
   const std::string &host_name(int host) const { return topology_->node(hosts_[static_cast<size_t>(host)]).name; }
   int num_hosts() const { return static_cast<int>(hosts_.size()); }
-  int slots_per_host() const { return slots_per_host_; }
-  int num_slots() const { return num_hosts() * slots_per_host_; }
-  int host_of_slot(int slot) const { return slot / slots_per_host_; }
-  int local_slot(int slot) const { return slot % slots_per_host_; }
+  int slots(int host) const { return first_slot_[static_cast<size_t>(host) + 1] - first_slot_[static_cast<size_t>(host)]; }
+  int first_slot(int host) const { return first_slot_[static_cast<size_t>(host)]; }
+  int num_slots() const { return first_slot_.back(); }
+  int host_of_slot(int slot) const { return host_of_slot_[static_cast<size_t>(slot)]; }
+  int local_slot(int slot) const { return slot - first_slot(host_of_slot(slot)); }
+  /** The slots of every host when all have as many; 0 when they differ. */
+  int uniform_slots() const { return uniform_slots_; }
+  int max_slots() const { return max_slots_; }
+  /** "8 hosts x 16 slots", or "3 hosts with 8-16 slots". */
+  std::string slots_text() const;
 
   /** Network links on the route from host @p a to host @p b (allocation indexes). */
   int hops(int a, int b) const { return hops_(a, b); }
@@ -60,7 +72,9 @@ class Machine {
  private:
   std::shared_ptr<const topo::Topology> topology_;
   std::vector<int> hosts_;
-  int slots_per_host_;
+  std::vector<int> first_slot_;    // per host, and the number of slots at the end
+  std::vector<int> host_of_slot_;  // per slot
+  int uniform_slots_ = 0, max_slots_ = 0;
   HopTable hops_;
   std::vector<std::vector<int>> coords_;
   std::optional<NodeLayout> node_;
@@ -75,11 +89,11 @@ std::vector<float> dense_hops(const Machine &machine);
 std::vector<int> allocation_hosts(const topo::Topology &topology, const std::string &hostfile_text,
                                   const std::string &file);
 
-/** Slots per host of a host file's allocation. @p ppn when positive: no host may
-    give fewer (slots=N or host:N), which would oversubscribe it. Otherwise the
-    count the hosts give, which every line must give, and alike: the mapping puts
-    the same number of slots on every host. Parse errors name @p file and the line. */
-int allocation_slots(const std::string &hostfile_text, const std::string &file, int ppn);
+/** The slots of every host of a host file, in file order. @p ppn when positive:
+    no host may give fewer (slots=N or host:N), which would oversubscribe it.
+    Otherwise each host's own count, which every line must give. Parse errors
+    name @p file and the line. */
+std::vector<int> allocation_slots(const std::string &hostfile_text, const std::string &file, int ppn);
 
 /** Each host's ancestors in the fabric's switch hierarchy (topo::host_hierarchy),
     as child indexes from the root down, ending with the host's index under its

@@ -48,10 +48,18 @@ std::vector<int> fabric_order(const Machine &m) {
   return tree.nodes[0].leaves;
 }
 
-// Slot of every padded vertex when vertex v goes to slot position v of the host order.
-std::vector<int> hosts_in_order(const Machine &m, const std::vector<int> &order, int vertices) {
-  std::vector<int> host_of(static_cast<size_t>(vertices));
-  for (int v = 0; v < vertices; ++v) host_of[static_cast<size_t>(v)] = order[static_cast<size_t>(v / m.slots_per_host())];
+// Every slot, the hosts taken in @p order, each host's slots in turn.
+std::vector<int> slots_in_order(const Machine &m, const std::vector<int> &order) {
+  std::vector<int> slots;
+  for (int h : order)
+    for (int s = 0; s < m.slots(h); ++s) slots.push_back(m.first_slot(h) + s);
+  return slots;
+}
+
+// The host of every padded vertex when vertex v goes to the v-th slot of slots_in_order().
+std::vector<int> hosts_in_order(const Machine &m, const std::vector<int> &order) {
+  std::vector<int> host_of = slots_in_order(m, order);
+  for (int &h : host_of) h = m.host_of_slot(h);
   return host_of;
 }
 
@@ -111,7 +119,7 @@ std::vector<int> place_groups(const CommGraph &padded, const std::vector<int> &g
   for (int attempt = 0; attempt < attempts; ++attempt) {
     TopologyTree tree = build_tree(m, o, static_cast<unsigned>(attempt), result);
     auto start = Clock::now();
-    std::vector<int> host_of_group = map_on_tree(groups, tree, o.seed + attempt, 1, &m.hop_table());
+    std::vector<int> host_of_group = map_on_tree(groups, tree, o.seed + attempt, {}, &m.hop_table());
     if (o.refine) orient_groups(groups, tree, m, host_of_group);
     double cost = inter_node_hop_bytes(groups, m, host_of_group);
     if (best.empty() || cost < best_cost) best = std::move(host_of_group), best_cost = cost;
@@ -124,7 +132,7 @@ std::vector<int> place_groups(const CommGraph &padded, const std::vector<int> &g
 std::vector<int> flat_group_hosts(const CommGraph &padded, const Machine &m, const MapOptions &o, MapResult &result) {
   auto start = Clock::now();
   report(o.progress, "METIS k-way into " + std::to_string(m.num_hosts()) + " host groups");
-  std::vector<int> sizes(static_cast<size_t>(m.num_hosts()), m.slots_per_host());
+  std::vector<int> sizes(static_cast<size_t>(m.num_hosts()), m.uniform_slots());
   std::vector<int> group = partition_exact(padded, sizes, o.seed);
   result.seconds["partition"] = seconds_since(start);
   return place_groups(padded, group, m, o, result);
@@ -133,7 +141,7 @@ std::vector<int> flat_group_hosts(const CommGraph &padded, const Machine &m, con
 // Groups of consecutive ranks, as the application numbered them.
 std::vector<int> rank_runs(const CommGraph &padded, const Machine &m) {
   std::vector<int> group(static_cast<size_t>(padded.num_vertices()));
-  for (size_t v = 0; v < group.size(); ++v) group[v] = static_cast<int>(v) / m.slots_per_host();
+  for (size_t v = 0; v < group.size(); ++v) group[v] = m.host_of_slot(static_cast<int>(v));
   return group;
 }
 
@@ -146,7 +154,7 @@ std::vector<int> rank_runs(const CommGraph &padded, const Machine &m) {
 // 4-15 ms where all windows pass, at 8,192 or 65,536 processes, where the tree
 // walk takes 0.2-3 s; the first window that fails ends the test.
 bool numbering_is_local(const CommGraph &padded, const Machine &m, int seed) {
-  int hosts = m.num_hosts(), ppn = m.slots_per_host();
+  int hosts = m.num_hosts(), ppn = m.uniform_slots();
   int window_hosts = std::min(kRunsSampleHosts, hosts), windows = std::clamp(hosts / window_hosts, 1, kRunsSampleWindows);
   std::vector<int> vertices(static_cast<size_t>(window_hosts * ppn)), runs(vertices.size());
   for (size_t i = 0; i < runs.size(); ++i) runs[i] = static_cast<int>(i) / ppn;
@@ -163,18 +171,22 @@ bool numbering_is_local(const CommGraph &padded, const Machine &m, int seed) {
   return true;
 }
 
-// Coarsening levels that keep at least two clusters per host, each level halving
-// the processes per cluster: 3 for 16 slots per host (clusters of 2, 4, 8).
-// A walk that starts from whole-host clusters cost up to 7% hop-bytes on torus
-// stencils (docs/benchmarks.md).
-int max_coarsening_levels(int slots_per_host) {
-  int levels = 0;
-  for (int per_host = slots_per_host; per_host % 2 == 0 && per_host >= 4; per_host /= 2) ++levels;
-  return levels;
+// Coarsening levels that keep at least two clusters on every host, each level
+// halving the processes per cluster: 3 for 16 slots per host (clusters of 2, 4,
+// 8). A walk that starts from whole-host clusters cost up to 7% hop-bytes on
+// torus stencils (docs/benchmarks.md).
+int max_coarsening_levels(const Machine &m) {
+  int fewest = 30;
+  for (int h = 0; h < m.num_hosts(); ++h) {
+    int levels = 0;
+    for (int per_host = m.slots(h); per_host % 2 == 0 && per_host >= 4; per_host /= 2) ++levels;
+    fewest = std::min(fewest, levels);
+  }
+  return fewest;
 }
 
 // Groups formed along the tree: the process graph itself is split at every tree
-// node into parts of (hosts below a child) x slots_per_host processes. Only few
+// node into parts of as many processes as the hosts below a child have slots. Only few
 // parts per split, so METIS stays fast at 65,536 processes, and every cut follows
 // the hierarchy. Multilevel where the graph pairs up naturally (coarsening.h):
 // the walk runs on the coarsest graph, and each level on the way back refines
@@ -182,11 +194,12 @@ int max_coarsening_levels(int slots_per_host) {
 std::vector<int> tree_group_hosts(const CommGraph &padded, const Machine &m, const MapOptions &o, MapResult &result) {
   TopologyTree tree = build_tree(m, o, 0, result);
   auto start = Clock::now();
-  Coarsening levels = coarsen_natural_pairs(padded, max_coarsening_levels(m.slots_per_host()));
+  Coarsening levels = coarsen_natural_pairs(padded, max_coarsening_levels(m));
   result.coarsening_levels = static_cast<int>(levels.graphs.size());
   const CommGraph &coarsest = levels.graphs.empty() ? padded : levels.graphs.back();
-  std::vector<int> host_of =
-      map_on_tree(coarsest, tree, o.seed, m.slots_per_host() >> result.coarsening_levels, &m.hop_table(), o.progress);
+  std::vector<int> clusters_per_host;
+  for (int h = 0; h < m.num_hosts(); ++h) clusters_per_host.push_back(m.slots(h) >> result.coarsening_levels);
+  std::vector<int> host_of = map_on_tree(coarsest, tree, o.seed, clusters_per_host, &m.hop_table(), o.progress);
   for (size_t level = levels.graphs.size(); level-- > 0;) {
     if (o.refine) {
       report(o.progress, "refining the hosts of " + std::to_string(levels.graphs[level].num_vertices()) + " clusters");
@@ -195,7 +208,8 @@ std::vector<int> tree_group_hosts(const CommGraph &padded, const Machine &m, con
     host_of = hosts_of_members(levels.cluster[level], host_of);
   }
   result.seconds["map"] = seconds_since(start);
-  if (o.refine) {
+  // Orienting moves whole host groups between hosts: only where every host has as many slots.
+  if (o.refine && m.uniform_slots()) {
     start = Clock::now();
     report(o.progress, "orienting the host groups");
     std::vector<int> host_of_group(static_cast<size_t>(m.num_hosts()));
@@ -221,19 +235,25 @@ std::vector<int> tree_hosts(const CommGraph &padded, const Machine &m, const Map
   if (o.algorithm == "rb" && m.coordinates().empty())
     throw Error(CANOPY_ERR_INVALID_ARG, "rb needs torus coordinates (a torus: source); " + m.topology().source() +
                                             " has none: use rt");
+  // Host-sized groups placed as a graph of groups fit any host only when all hosts have as many slots.
+  bool equal_hosts = m.uniform_slots() > 0;
+  if (!equal_hosts && (o.groups == GroupChoice::Flat || o.groups == GroupChoice::Runs))
+    throw Error(CANOPY_ERR_INVALID_ARG, "host-sized groups (flat, runs) need the same number of slots on every host; "
+                                        "these hosts have " + std::to_string(m.num_slots()) + " slots in all, up to " +
+                                        std::to_string(m.max_slots()) + " each: use groups tree or auto");
   if (o.groups == GroupChoice::Flat) {
     result.groups = "flat";
     return flat_group_hosts(padded, m, o, result);
   }
   std::vector<int> runs = rank_runs(padded, m);
-  if (o.groups == GroupChoice::Runs || (o.groups == GroupChoice::Auto && padded.num_vertices() > kBothGroupingsUpTo &&
+  if (o.groups == GroupChoice::Runs || (o.groups == GroupChoice::Auto && equal_hosts && padded.num_vertices() > kBothGroupingsUpTo &&
                                         numbering_is_local(padded, m, o.seed))) {
     result.groups = "runs";
     return place_groups(padded, runs, m, o, result);
   }
   result.groups = "tree";
   std::vector<int> host_of = tree_group_hosts(padded, m, o, result);
-  if (o.groups != GroupChoice::Auto) return host_of;
+  if (o.groups != GroupChoice::Auto || !equal_hosts) return host_of;
   // Hop-bytes and the busiest host's off-node bytes, each relative to the tree's
   // groups, summed: a grouping that loads one host's link more must save more
   // hop-bytes than that (docs/mapping.md).
@@ -263,7 +283,7 @@ std::vector<int> refine_with_guard(const CommGraph &padded, const Machine &m, st
   std::vector<int> identity_order(static_cast<size_t>(m.num_hosts()));
   std::iota(identity_order.begin(), identity_order.end(), 0);
   for (auto &[name, order] : {std::pair<const char *, std::vector<int>>{"identity", identity_order}, {"block", fabric_order(m)}}) {
-    std::vector<int> baseline = hosts_in_order(m, order, padded.num_vertices());
+    std::vector<int> baseline = hosts_in_order(m, order);
     if (inter_node_hop_bytes(padded, m, baseline) >= best) continue;
     refine_hosts(padded, m, baseline);
     double cost = inter_node_hop_bytes(padded, m, baseline);
@@ -271,15 +291,6 @@ std::vector<int> refine_with_guard(const CommGraph &padded, const Machine &m, st
   }
   result.seconds["refine"] += seconds_since(start);
   return host_of;
-}
-
-TopologyTree node_tree(const NodeLayout &layout) {
-  size_t n = layout.slot_core.size();
-  std::vector<float> distance(n * n);
-  for (size_t i = 0; i < distance.size(); ++i) distance[i] = static_cast<float>(layout.distance[i]);
-  TopologyTree tree = neighbor_joining_tree(std::move(distance), static_cast<int>(n));
-  tree.kind = "hwloc";
-  return tree;
 }
 
 // greedy, rt, rb: hosts, refinement with the guard, then slots inside the hosts.
@@ -302,9 +313,7 @@ std::vector<int> canopy_placement(const Problem &p, const MapOptions &o, MapResu
   auto intra_start = Clock::now();
   result.intra_node = o.intra_node && m.node().has_value();
   if (result.intra_node) report(o.progress, "intra-node mapping");
-  std::optional<TopologyTree> tree;
-  if (result.intra_node) tree = node_tree(*m.node());
-  std::vector<int> slots = place_in_nodes(padded, m, host_of, tree ? &*tree : nullptr, o.seed);
+  std::vector<int> slots = place_in_nodes(padded, m, host_of, result.intra_node, o.seed);
   result.seconds["intra"] = seconds_since(intra_start);
   return slots;
 }
@@ -343,10 +352,8 @@ std::vector<int> identity_placement(const Problem &p) {
 }
 
 std::vector<int> block_placement(const Problem &p) {
-  std::vector<int> order = fabric_order(p.machine);
-  std::vector<int> slots(static_cast<size_t>(p.graph.num_vertices()));
-  int ppn = p.machine.slots_per_host();
-  for (size_t v = 0; v < slots.size(); ++v) slots[v] = order[v / static_cast<size_t>(ppn)] * ppn + static_cast<int>(v % static_cast<size_t>(ppn));
+  std::vector<int> slots = slots_in_order(p.machine, fabric_order(p.machine));
+  slots.resize(static_cast<size_t>(p.graph.num_vertices()));
   return slots;
 }
 
@@ -356,8 +363,7 @@ MapResult map_processes(const Problem &p, const MapOptions &o) {
     throw Error(CANOPY_ERR_INVALID_ARG, "unknown mapping algorithm '" + o.algorithm + "' (identity, block, greedy, rt, rb, scotch)");
   if (p.graph.num_vertices() > m.num_slots())
     throw Error(CANOPY_ERR_INVALID_ARG, std::to_string(p.graph.num_vertices()) + " processes but only " +
-                                            std::to_string(m.num_slots()) + " slots (" + std::to_string(m.num_hosts()) +
-                                            " hosts x " + std::to_string(m.slots_per_host()) + " per host)");
+                                            std::to_string(m.num_slots()) + " slots (" + m.slots_text() + ")");
   auto start = Clock::now();
   double cpu_start = cpu_seconds();
   MapResult result;

@@ -32,6 +32,18 @@ std::string mpich_machinefile(const Machine &m, const std::vector<int> &slot_of)
   return out;
 }
 
+namespace {
+
+// The slots of every host: one number when they all have as many, else a list in allocation order.
+nlohmann::json slots_per_host(const Machine &m) {
+  if (m.uniform_slots()) return m.uniform_slots();
+  nlohmann::json slots = nlohmann::json::array();
+  for (int h = 0; h < m.num_hosts(); ++h) slots.push_back(m.slots(h));
+  return slots;
+}
+
+}  // namespace
+
 std::string permutation_text(const std::vector<int> &slot_of) {
   std::string out;
   for (int slot : slot_of) out += std::to_string(slot) + "\n";
@@ -51,7 +63,7 @@ nlohmann::json map_report_json(const Problem &p, const MapResult &r, const Metri
                       {"processes", p.graph.num_vertices()},
                       {"edges", p.graph.num_edges()},
                       {"hosts", p.machine.num_hosts()},
-                      {"slots_per_host", p.machine.slots_per_host()},
+                      {"slots_per_host", slots_per_host(p.machine)},
                       {"node_topology", p.machine.node() ? nlohmann::json(p.machine.node()->spec) : nlohmann::json(nullptr)},
                       {"seconds", seconds},
                       {"metrics", metrics_json(metrics)},

@@ -178,8 +178,7 @@ void write_heatmap(const std::string &path, const Problem &p, const MapResult &r
   CommMatrix before = comm_matrix(p, identity_placement(p), max_cells);
   CommMatrix after = comm_matrix(p, r.slot_of_process, max_cells);
   std::string title = "communication matrix: " + std::to_string(p.graph.num_vertices()) + " processes on " +
-                      std::to_string(p.machine.num_hosts()) + " hosts x " + std::to_string(p.machine.slots_per_host()) +
-                      " slots, " + number_text(p.graph.total_bytes()) + " bytes";
+                      p.machine.slots_text() + ", " + number_text(p.graph.total_bytes()) + " bytes";
   if (after.cell_size > 1) title += "; cells of " + std::to_string(after.cell_size) + " x " + std::to_string(after.cell_size) + " processes";
   std::string before_title = "before: identity, hop-bytes " + number_text(identity.hop_bytes) + inside_hosts(identity);
   std::string after_title = "after: " + algorithm_text(r) + ", hop-bytes " + number_text(mapped.hop_bytes);

@@ -29,10 +29,11 @@ std::vector<int> greedy_hosts(const CommGraph &graph, const Machine &machine);
     busiest host's at the start. Returns the hop-bytes removed. */
 double refine_hosts(const CommGraph &graph, const Machine &machine, std::vector<int> &host_of, int max_passes = 4);
 
-/** Slot of every vertex given its host: recursive tree mapping of each host's
-    vertices on @p node_tree (leaves = local slots), or, without a tree, local
-    slots in vertex order. */
+/** Slot of every vertex given its host (which holds as many vertices as it has
+    slots): with @p on_node_tree and a node layout, recursive tree mapping of each
+    host's vertices on the hwloc tree of its slots; otherwise local slots in
+    vertex order. */
 std::vector<int> place_in_nodes(const CommGraph &graph, const Machine &machine, const std::vector<int> &host_of,
-                                const TopologyTree *node_tree, int seed);
+                                bool on_node_tree, int seed);
 
 }  // namespace canopy::map

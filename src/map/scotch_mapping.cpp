@@ -83,7 +83,7 @@ std::optional<TargetSpec> tleaf_target(const Machine &m) {
     t.sizes.push_back(fanout);
     distance.push_back(kLinkCost * hops[d]);
   }
-  int ppn = m.slots_per_host();
+  int ppn = m.uniform_slots();
   t.places_are_slots = ppn > 1;
   if (t.places_are_slots) t.sizes.push_back(ppn), distance.push_back(1);
   for (size_t i = 0; i < distance.size(); ++i) {
@@ -269,8 +269,8 @@ std::vector<int> slots_on_hosts(const Machine &m, const std::vector<int> &host_o
     if (slot_of[v] >= 0) continue;
     int h = host_of[v];
     int &local = next[static_cast<size_t>(h)];
-    while (taken[static_cast<size_t>(h * m.slots_per_host() + local)]) ++local;
-    slot_of[v] = h * m.slots_per_host() + local;
+    while (taken[static_cast<size_t>(m.first_slot(h) + local)]) ++local;
+    slot_of[v] = m.first_slot(h) + local;
     taken[static_cast<size_t>(slot_of[v])] = 1;
   }
   return slot_of;
@@ -281,6 +281,9 @@ std::vector<int> slots_on_hosts(const Machine &m, const std::vector<int> &host_o
 ScotchMapping scotch_map(const CommGraph &padded, const Machine &m, int seed) {
   size_t n = static_cast<size_t>(padded.num_vertices());
   std::vector<int> host_of(n, 0), preferred(n, -1);
+  if (!m.uniform_slots())
+    throw Error(CANOPY_ERR_INVALID_ARG, "scotch maps onto hosts with the same number of slots; these are " +
+                                            m.slots_text() + ": use rt or greedy");
   // One host: nothing for Scotch to decide (and it cannot take a one-terminal sub-target).
   if (m.num_hosts() == 1) return {slots_on_hosts(m, host_of, preferred), "none (one host)"};
   TargetSpec spec = machine_target(m);
@@ -291,7 +294,7 @@ ScotchMapping scotch_map(const CommGraph &padded, const Machine &m, int seed) {
     host_of[v] = spec.places_are_slots ? m.host_of_slot(place) : place;
     if (spec.places_are_slots) preferred[v] = place;
   }
-  repair_balance(padded, host_of, std::vector<int>(static_cast<size_t>(m.num_hosts()), m.slots_per_host()), &m.hop_table());
+  repair_balance(padded, host_of, std::vector<int>(static_cast<size_t>(m.num_hosts()), m.uniform_slots()), &m.hop_table());
   return {slots_on_hosts(m, host_of, preferred), target.describe()};
 }
 

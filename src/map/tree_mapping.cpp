@@ -88,8 +88,8 @@ class TreeWalk {
   static int extra_seeds(int vertices) { return std::clamp(4096 / std::max(vertices, 1), 1, 3); }
 
  public:
-  TreeWalk(const CommGraph &g, const TopologyTree &tree, int seed, int per_leaf, const HopTable *hops)
-      : g_(g), tree_(tree), seed_(seed), per_leaf_(per_leaf), extra_seeds_(extra_seeds(g.num_vertices())),
+  TreeWalk(const CommGraph &g, const TopologyTree &tree, int seed, std::vector<int> node_capacity, const HopTable *hops)
+      : g_(g), tree_(tree), seed_(seed), extra_seeds_(extra_seeds(g.num_vertices())), node_capacity_(std::move(node_capacity)),
         domain_of_(static_cast<size_t>(g.num_vertices()), 0), leaf_of_(domain_of_.size(), -1),
         members_(tree.nodes.size()), scratch_(domain_of_.size(), -1),
         domain_index_(tree.nodes.size(), -1), pending_(tree.nodes.size(), 0), informed_(tree.nodes.size(), 0),
@@ -168,7 +168,7 @@ class TreeWalk {
     std::vector<int> part(vertices.size(), 0);
     if (t.children.size() > 1) {
       std::vector<int> sizes;
-      for (int c : t.children) sizes.push_back(per_leaf_ * static_cast<int>(tree_.nodes[static_cast<size_t>(c)].leaves.size()));
+      for (int c : t.children) sizes.push_back(node_capacity_[static_cast<size_t>(c)]);
       CommGraph sub = g_.subgraph(vertices, scratch_);
       part = partition_exact(sub, sizes, seed_);
       if (distance_) dual_split(sub, split_costs(node, vertices), sizes, part);
@@ -254,7 +254,8 @@ class TreeWalk {
 
   const CommGraph &g_;
   const TopologyTree &tree_;
-  int seed_, per_leaf_, extra_seeds_;
+  int seed_, extra_seeds_;
+  std::vector<int> node_capacity_;  // vertices each tree node takes
   std::optional<DomainDistance> distance_;
   std::vector<int> domain_of_;  // the tree node each vertex is in now
   std::vector<int> leaf_of_;
@@ -323,17 +324,26 @@ double swap_subtrees(const CommGraph &g, const TopologyTree &tree, const HopTabl
   return removed;
 }
 
-std::vector<int> map_on_tree(const CommGraph &graph, const TopologyTree &tree, int seed, int per_leaf,
+std::vector<int> map_on_tree(const CommGraph &graph, const TopologyTree &tree, int seed, const std::vector<int> &capacity,
                              const HopTable *hops, const ProgressFn &progress) {
-  if (tree.nodes.empty() || static_cast<int64_t>(tree.nodes[0].leaves.size()) * per_leaf != graph.num_vertices())
+  size_t places = tree.nodes.empty() ? 0 : tree.nodes[0].leaves.size();
+  if (!capacity.empty() && capacity.size() != places)
+    throw Error(CANOPY_ERR_INVALID_ARG, "tree mapping: " + std::to_string(capacity.size()) + " capacities for " +
+                                            std::to_string(places) + " places");
+  std::vector<int> node_capacity;
+  for (const TreeNode &node : tree.nodes) {
+    int64_t sum = 0;
+    for (int leaf : node.leaves) sum += capacity.empty() ? 1 : capacity[static_cast<size_t>(leaf)];
+    node_capacity.push_back(static_cast<int>(sum));
+  }
+  if (places == 0 || node_capacity[0] != graph.num_vertices())
     throw Error(CANOPY_ERR_INVALID_ARG, "tree mapping: " + std::to_string(graph.num_vertices()) + " vertices for " +
-                                            std::to_string(tree.nodes.empty() ? 0 : tree.nodes[0].leaves.size()) +
-                                            " places of " + std::to_string(per_leaf));
-  size_t places = tree.nodes[0].leaves.size();
+                                            std::to_string(places) + " places taking " +
+                                            std::to_string(places ? node_capacity[0] : 0));
   if (hops && hops->size() != places)
     throw Error(CANOPY_ERR_INVALID_ARG, "tree mapping: distances between " + std::to_string(hops->size()) + " places for " +
                                             std::to_string(places));
-  return TreeWalk(graph, tree, seed, per_leaf, hops).run(progress);
+  return TreeWalk(graph, tree, seed, std::move(node_capacity), hops).run(progress);
 }
 
 }  // namespace canopy::map

@@ -17,13 +17,13 @@
 
 namespace canopy::map {
 
-/** The leaf (place) of every vertex: @p per_leaf vertices per leaf, so the graph
-    must have per_leaf times as many vertices as the tree has leaves. With
+/** The leaf (place) of every vertex: place p takes @p capacity[p] vertices (an
+    empty @p capacity: one each), so the graph must have their sum. With
     @p hops (between the places, e.g. Machine::hop_table()) every split is oriented
     and refined towards the partners placed outside it; without, splits only
     minimise their own cut. Deterministic for a seed. @p progress is told each
     level of the tree as the walk reaches it. */
-std::vector<int> map_on_tree(const CommGraph &graph, const TopologyTree &tree, int seed, int per_leaf = 1,
+std::vector<int> map_on_tree(const CommGraph &graph, const TopologyTree &tree, int seed, const std::vector<int> &capacity = {},
                              const HopTable *hops = nullptr, const ProgressFn &progress = {});
 
 /** Orients the subtrees of a tree mapping towards each other: for every inner

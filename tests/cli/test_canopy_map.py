@@ -214,12 +214,24 @@ def test_slots_from_the_host_file():
     r = canopy("--graph", STENCIL, "--fabric", TORUS, "--hosts", TORUS_HOSTS)
     check("no slot count and no --ppn: file:line", r.returncode == 1 and f"{TORUS_HOSTS}:1: host 't5' gives no slot count"
           in r.stderr, r.stderr)
-    uneven = write("uneven.hosts", "t0 slots=8\nt1 slots=4\n")
-    r = canopy("--graph", STENCIL, "--fabric", TORUS, "--hosts", uneven)
-    check("unequal slot counts: file:line", r.returncode == 1 and f"{uneven}:2: host 't1' has 4 slots, but host 't0' has 8"
-          in r.stderr, r.stderr)
+    counts = {"t5": 8, "t2": 12, "t7": 4, "t0": 8, "t3": 8, "t6": 8, "t1": 8, "t4": 8}  # 64 slots, unequal
+    uneven = write("uneven.hosts", "".join(f"{h} slots={n}\n" for h, n in counts.items()))
+    rankfile = os.path.join(TMP, "uneven.rankfile")
+    r = canopy("--graph", STENCIL, "--fabric", TORUS, "--hosts", uneven, "--node-topology", "pack:2 core:6 pu:1", "--json",
+               "--rankfile", rankfile)
+    report = json.loads(r.stdout) if r.returncode == 0 else {}
+    check("unequal slot counts: each host's own", report.get("slots_per_host") == list(counts.values()), r.stderr)
+    ranks = {}
+    if os.path.exists(rankfile):
+        for line in open(rankfile):
+            host, slot = re.match(r"rank \d+=(\S+) slot=(\d+)", line).groups()
+            ranks.setdefault(host, set()).add(int(slot))
+    check("unequal slot counts: every host full, each rank on its own core",
+          {h: len(s) for h, s in ranks.items()} == counts and all(max(s) < 12 for s in ranks.values()), ranks)
+    r = canopy("--graph", STENCIL, "--fabric", TORUS, "--hosts", uneven, "--algorithm", "scotch")
+    check("scotch refuses unequal hosts", r.returncode == 1 and "same number of slots" in r.stderr, r.stderr)
     r = canopy("--graph", STENCIL, "--fabric", TORUS, "--hosts", uneven, "--ppn", "8")
-    check("--ppn above a host's slots: file:line", r.returncode == 1 and f"{uneven}:2: host 't1' has 4 slots, fewer than the 8"
+    check("--ppn above a host's slots: file:line", r.returncode == 1 and f"{uneven}:3: host 't7' has 4 slots, fewer than the 8"
           in r.stderr, r.stderr)
 
 

@@ -26,10 +26,11 @@ namespace {
 
 // Hop-bytes of the tree walk alone (no refinement pass afterwards).
 double walk_hop_bytes(const CommGraph &g, const Machine &m, const TopologyTree &tree, bool dual) {
-  std::vector<int> host_of = map_on_tree(g, tree, 1, m.slots_per_host(), dual ? &m.hop_table() : nullptr);
+  std::vector<int> slots(static_cast<size_t>(m.num_hosts()), m.uniform_slots());
+  std::vector<int> host_of = map_on_tree(g, tree, 1, slots, dual ? &m.hop_table() : nullptr);
   std::vector<int> load(static_cast<size_t>(m.num_hosts()), 0);
   for (int h : host_of) ++load[static_cast<size_t>(h)];
-  for (int l : load) EXPECT_EQ(l, m.slots_per_host());
+  EXPECT_EQ(load, slots);
   return inter_node_hop_bytes(g, m, host_of);
 }
 
@@ -67,9 +68,11 @@ TEST(DualTreeWalk, SameSeedSameMappingAndAWrongDistanceMatrixIsAnError) {
   Machine m(topo, test::all_hosts(*topo, 9), 4);
   CommGraph g = test::random_graph(128, 600, 4);
   TopologyTree tree = coordinate_bisection_tree(m.coordinates());
-  EXPECT_EQ(map_on_tree(g, tree, 3, 4, &m.hop_table()), map_on_tree(g, tree, 3, 4, &m.hop_table()));
+  std::vector<int> four(32, 4);
+  EXPECT_EQ(map_on_tree(g, tree, 3, four, &m.hop_table()), map_on_tree(g, tree, 3, four, &m.hop_table()));
   HopTable wrong = HopTable::from_matrix(std::vector<uint16_t>(25, 1), 5);
-  EXPECT_THROW(map_on_tree(g, tree, 3, 4, &wrong), Error);
+  EXPECT_THROW(map_on_tree(g, tree, 3, four, &wrong), Error);
+  EXPECT_THROW(map_on_tree(g, tree, 3, std::vector<int>(32, 3), &m.hop_table()), Error);  // 96 places for 128 vertices
 }
 
 TEST(ExternalSplit, OrientsTowardsPlacedPartnersAndKeepsSizes) {
@@ -138,7 +141,7 @@ CommGraph stencil_numbered_in_blocks(int x, int y, int z, int bx, int by, int bz
 double auto_measure(const Problem &p, const std::vector<int> &slots, const std::vector<int> &tree_slots) {
   auto load = [&](const std::vector<int> &slot_of) {
     std::vector<int> host_of;
-    for (int slot : slot_of) host_of.push_back(slot / p.machine.slots_per_host());
+    for (int slot : slot_of) host_of.push_back(p.machine.host_of_slot(slot));
     std::vector<double> off_node = off_node_bytes(p.graph, p.machine, host_of);
     return std::pair<double, double>{evaluate(p, slot_of).hop_bytes, *std::max_element(off_node.begin(), off_node.end())};
   };

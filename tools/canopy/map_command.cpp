@@ -3,6 +3,7 @@
 // MPICH machine file), the permutation and a JSON report; optionally pictures
 // (the communication matrix before/after, the fabric coloured by link load) and
 // the process graph it mapped, as an edge list.
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <memory>
@@ -36,9 +37,9 @@ map::Problem load_problem(const MapCommandOptions &o, Progress &progress) {
   auto topology = std::make_shared<const topo::Topology>(topo::load_topology(o.fabric));
   std::string hostfile = read_file(o.hosts);
   std::vector<int> hosts = map::allocation_hosts(*topology, hostfile, o.hosts);
-  int slots = map::allocation_slots(hostfile, o.hosts, o.ppn);
+  std::vector<int> slots = map::allocation_slots(hostfile, o.hosts, o.ppn);
   std::optional<map::NodeLayout> node;
-  if (!o.node.empty()) node = map::NodeLayout::from(topo::NodeTopology::load(o.node), slots);
+  if (!o.node.empty()) node = map::NodeLayout::from(topo::NodeTopology::load(o.node), *std::max_element(slots.begin(), slots.end()));
   progress.stage("hop distances between the " + std::to_string(hosts.size()) + " hosts");
   return map::Problem{std::move(graph), map::Machine(topology, std::move(hosts), slots, std::move(node))};
 }
@@ -70,8 +71,8 @@ void write_outputs(const MapCommandOptions &o, const map::Problem &p, const map:
 void print_text(const map::Problem &p, const map::MapResult &r, const map::Metrics &m, const map::Metrics &identity) {
   std::printf("processes:   %d (%lld edges, %.6g bytes)\n", p.graph.num_vertices(),
               static_cast<long long>(p.graph.num_edges()), p.graph.total_bytes());
-  std::printf("allocation:  %d hosts x %d slots%s%s\n", p.machine.num_hosts(), p.machine.slots_per_host(),
-              p.machine.node() ? ", node " : "", p.machine.node() ? p.machine.node()->spec.c_str() : "");
+  std::printf("allocation:  %s%s%s\n", p.machine.slots_text().c_str(), p.machine.node() ? ", node " : "",
+              p.machine.node() ? p.machine.node()->spec.c_str() : "");
   std::printf("algorithm:   %s", r.algorithm.c_str());
   if (!r.tree.empty()) std::printf(", tree %s", r.tree.c_str());
   if (!r.groups.empty()) std::printf(", %s groups", r.groups.c_str());
@@ -134,8 +135,8 @@ CommandRunner add_map_command(CLI::App &app) {
   cmd->add_option("--fabric", o->fabric, "Topology source (see `canopy topo --formats`)")->required();
   cmd->add_option("--hosts", o->hosts, "Host file: the job's hosts in allocation order")->required();
   cmd->add_option("--ppn", o->ppn,
-                  "Slots (processes) per host; default: the host file's 'HOST slots=N' or 'HOST:N', given alike on "
-                  "every line. No host may give fewer than --ppn")
+                  "Slots (processes) per host; default: each host's own 'HOST slots=N' or 'HOST:N' from the host file "
+                  "(hosts may differ), given on every line. No host may give fewer than --ppn")
       ->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--node-topology", o->node,
                   "Inside of a node for intra-node mapping: 'live', an hwloc XML file, or a synthetic string like 'pack:2 core:8 pu:2'");
