@@ -7,6 +7,7 @@ Scenarios (NP ranks, the process grid, the hosts the ranks pretend to be on, the
                     under Canopy ranks are renumbered, the graph on the new communicator is
                     each vertex's (the app checks), and the log shows the decision
   general_npN       the same through MPI_Dist_graph_create, unweighted
+  uneven_np8        halo_np8 with 3 ranks on one host and 5 on the other: mapped, each host keeping its count
   single_switch_npN no map_fabric: the single-switch model still gathers neighbours on a host
   bad_fabric_npN    map_fabric names no file: a warning, ranks keep their order, same output
   api_npN           app_topomap_api: canopy_topomap, _tree, _bipartition (no coordinates: an error)
@@ -69,9 +70,9 @@ def canopy_env(hostmap, fabric, **extra):
     return env
 
 
-def halo(np_, app_args, fabric, expect_mapped, check_disabled=False):
+def halo(np_, app_args, fabric, expect_mapped, check_disabled=False, hosts=None, decision_says=""):
     dims = grid(np_)
-    hostmap = write_hostmap(SCENARIO, checkerboard(dims, ["node001", "node005"]))
+    hostmap = write_hostmap(SCENARIO, hosts or checkerboard(dims, ["node001", "node005"]))
     argv = [HALO] + [str(d) for d in dims] + app_args
     plain_out, plain_err = run(np_, argv)
     out, err = run(np_, argv, canopy_env(hostmap, fabric))
@@ -81,8 +82,8 @@ def halo(np_, app_args, fabric, expect_mapped, check_disabled=False):
     decision = [line for line in err.splitlines() if "MPI_Dist_graph_create:" in line]
     print(f"plain run: {renumbered(plain_err)} ranks renumbered; under Canopy: {moved}")
     print("\n".join(decision))
-    if not decision:
-        sys.exit("FAILED: Canopy logged no decision for MPI_Dist_graph_create")
+    if not decision or decision_says not in decision[0]:
+        sys.exit(f"FAILED: Canopy logged no decision for MPI_Dist_graph_create saying {decision_says!r}:\n{err}")
     if expect_mapped and moved == 0:
         sys.exit(f"FAILED: the checkerboard placement was not improved:\n{err}")
     if not expect_mapped and (moved != 0 or "task mapping failed" not in err):
@@ -127,6 +128,9 @@ def main():
         halo(np_, [], tree, True, check_disabled=True)
     elif name == "general":
         halo(np_, ["--general", "--unweighted"], tree, True)
+    elif name == "uneven":  # 3 ranks on node001, 5 on node005; no two of node001's are grid neighbours
+        hosts = ["node001", "node005", "node005", "node001", "node005", "node001", "node005", "node005"]
+        halo(np_, [], tree, True, hosts=hosts, decision_says="8 ranks on 2 hosts with 3-5 slots")
     elif name == "single_switch":
         halo(np_, [], None, True)
     elif name == "bad_fabric":
