@@ -25,8 +25,7 @@ constexpr size_t kHostsPerLeaf = 253;    // and one uplink
 // rank it holds, in rank order, so slot_of_rank is where every process sits now.
 struct JobSlots {
   std::vector<std::string> hosts;
-  std::vector<int> per_host;                 // slots of each host
-  std::vector<int> local_of_slot;            // the slot's index on its host
+  std::vector<int> per_host;  // slots of each host
   std::vector<int> slot_of_rank, rank_of_slot;
 };
 
@@ -47,7 +46,6 @@ JobSlots job_slots(const std::vector<std::string> &host_of_rank) {
     s.per_host.push_back(static_cast<int>(ranks.size()));
     for (int rank : ranks) {
       s.slot_of_rank[static_cast<size_t>(rank)] = static_cast<int>(s.rank_of_slot.size());
-      s.local_of_slot.push_back(static_cast<int>(s.rank_of_slot.size()) - s.slot_of_rank[static_cast<size_t>(ranks[0])]);
       s.rank_of_slot.push_back(rank);
     }
   }
@@ -78,22 +76,21 @@ std::optional<std::vector<int>> slot_cores(const JobSlots &s, const std::vector<
     std::iota(cores.begin(), cores.end(), 0);
     return cores;
   }
-  for (size_t slot = 0, host = 0; slot < s.rank_of_slot.size(); ++slot) {
-    int rank = s.rank_of_slot[slot], core = core_of_rank[static_cast<size_t>(rank)];
-    size_t local = static_cast<size_t>(s.local_of_slot[slot]);
-    if (slot > 0 && local == 0) ++host;
-    if (core < 0) {
-      why = "rank " + std::to_string(rank) + " is not bound to one core";
-      return std::nullopt;
+  for (size_t host = 0, slot = 0; host < s.per_host.size(); ++host)
+    for (size_t local = 0; local < static_cast<size_t>(s.per_host[host]); ++local, ++slot) {
+      int rank = s.rank_of_slot[slot], core = core_of_rank[static_cast<size_t>(rank)];
+      if (core < 0) {
+        why = "rank " + std::to_string(rank) + " is not bound to one core";
+        return std::nullopt;
+      }
+      if (cores[local] < 0) {
+        cores[local] = core, first_host[local] = s.hosts[host];
+      } else if (cores[local] != core) {
+        why = "the hosts bind their ranks differently (local rank " + std::to_string(local) + ": core " +
+              std::to_string(cores[local]) + " on " + first_host[local] + ", " + std::to_string(core) + " on " + s.hosts[host] + ")";
+        return std::nullopt;
+      }
     }
-    if (cores[local] < 0) {
-      cores[local] = core, first_host[local] = s.hosts[host];
-    } else if (cores[local] != core) {
-      why = "the hosts bind their ranks differently (local rank " + std::to_string(local) + ": core " +
-            std::to_string(cores[local]) + " on " + first_host[local] + ", " + std::to_string(core) + " on " + s.hosts[host] + ")";
-      return std::nullopt;
-    }
-  }
   return cores;
 }
 
