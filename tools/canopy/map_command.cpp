@@ -157,7 +157,7 @@ CommandRunner add_map_command(CLI::App &app) {
                   "vertices runs alone when samples of consecutive ranks show them cutting at most 5% more than "
                   "METIS; otherwise tree; runs too when they cut at most 5% more bytes; for graphs up to 2,048 "
                   "vertices flat too; kept: the lowest hop-bytes plus busiest host's off-node bytes, each relative "
-                  "to the tree's groups)")
+                  "to the tree's groups). flat and runs need hosts with equal slots; auto uses tree where they differ")
       ->check(CLI::IsMember({"auto", "tree", "flat", "runs"}))->capture_default_str();
   cmd->add_option("--parts", o->parts, "MatrixMarket input: split the rows into this many processes (METIS)");
   cmd->add_option("--seed", o->seed, "METIS and Scotch seed (same seed, same mapping)")->capture_default_str();
