@@ -20,8 +20,8 @@ namespace canopy::map {
 class HopTable {
  public:
   // 8 MiB of matrix. At 4,096 hosts (65,536 processes of the benchmark) rt ran
-  // 16-29% faster on the rows per leaf switch than on the matrix, and 8-20%
-  // slower on the torus coordinates.
+  // up to 28% faster on the rows per leaf switch than on the matrix, and up to
+  // 25% slower on the torus coordinates (docs/benchmarks.md).
   static constexpr size_t kDenseHosts = 2048;
 
   /** The links between @p hosts (topology nodes, in allocation order) along the

@@ -8,7 +8,6 @@
 #include <optional>
 
 #include "common/error.h"
-#include "common/log.h"
 #include "map/mapping.h"
 #include "map/metrics.h"
 #include "topo/loaders/loaders.h"

@@ -71,8 +71,8 @@ Machine::Machine(std::shared_ptr<const topo::Topology> topology, std::vector<int
     first_slot_.push_back(first_slot_.back() + slots[h]);
     host_of_slot_.insert(host_of_slot_.end(), static_cast<size_t>(slots[h]), static_cast<int>(h));
   }
-  max_slots_ = *std::max_element(slots.begin(), slots.end());
-  uniform_slots_ = *std::min_element(slots.begin(), slots.end()) == max_slots_ ? max_slots_ : 0;
+  fewest_slots_ = *std::min_element(slots.begin(), slots.end());
+  most_slots_ = *std::max_element(slots.begin(), slots.end());
   if (topology_->torus()) {
     for (int h : hosts_) coords_.push_back(topology_->node(h).coords);
   }
@@ -84,10 +84,8 @@ Machine::Machine(std::shared_ptr<const topo::Topology> topology, std::vector<int
 
 std::string Machine::slots_text() const {
   std::string hosts = std::to_string(num_hosts()) + " hosts ";
-  if (uniform_slots_) return hosts + "x " + std::to_string(uniform_slots_) + " slots";
-  int fewest = max_slots_;
-  for (int h = 0; h < num_hosts(); ++h) fewest = std::min(fewest, slots(h));
-  return hosts + "with " + std::to_string(fewest) + "-" + std::to_string(max_slots_) + " slots";
+  if (uniform_slots()) return hosts + "x " + std::to_string(uniform_slots()) + " slots";
+  return hosts + "with " + std::to_string(fewest_slots_) + "-" + std::to_string(most_slots_) + " slots";
 }
 
 std::vector<float> dense_hops(const Machine &m) {

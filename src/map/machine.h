@@ -57,8 +57,7 @@ class Machine {
   int host_of_slot(int slot) const { return host_of_slot_[static_cast<size_t>(slot)]; }
   int local_slot(int slot) const { return slot - first_slot(host_of_slot(slot)); }
   /** The slots of every host when all have as many; 0 when they differ. */
-  int uniform_slots() const { return uniform_slots_; }
-  int max_slots() const { return max_slots_; }
+  int uniform_slots() const { return fewest_slots_ == most_slots_ ? most_slots_ : 0; }
   /** "8 hosts x 16 slots", or "3 hosts with 8-16 slots". */
   std::string slots_text() const;
 
@@ -74,7 +73,7 @@ class Machine {
   std::vector<int> hosts_;
   std::vector<int> first_slot_;    // per host, and the number of slots at the end
   std::vector<int> host_of_slot_;  // per slot
-  int uniform_slots_ = 0, max_slots_ = 0;
+  int fewest_slots_ = 0, most_slots_ = 0;
   HopTable hops_;
   std::vector<std::vector<int>> coords_;
   std::optional<NodeLayout> node_;

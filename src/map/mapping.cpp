@@ -239,8 +239,7 @@ std::vector<int> tree_hosts(const CommGraph &padded, const Machine &m, const Map
   bool equal_hosts = m.uniform_slots() > 0;
   if (!equal_hosts && (o.groups == GroupChoice::Flat || o.groups == GroupChoice::Runs))
     throw Error(CANOPY_ERR_INVALID_ARG, "host-sized groups (flat, runs) need the same number of slots on every host; "
-                                        "these hosts have " + std::to_string(m.num_slots()) + " slots in all, up to " +
-                                        std::to_string(m.max_slots()) + " each: use groups tree or auto");
+                                        "these are " + m.slots_text() + ": use groups tree or auto");
   if (o.groups == GroupChoice::Flat) {
     result.groups = "flat";
     return flat_group_hosts(padded, m, o, result);

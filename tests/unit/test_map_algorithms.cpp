@@ -299,7 +299,7 @@ TEST(Mapping, HostsWithUnequalSlotsHoldTheirOwnNumber) {
   Problem p{b.build(), Machine(topo, all_hosts(*topo), std::vector<int>{3, 1})};
   EXPECT_EQ(p.machine.slots_text(), "2 hosts with 1-3 slots");
   EXPECT_DOUBLE_EQ(evaluate(p, identity_placement(p)).hop_bytes, 800);
-  for (const std::string &a : {"rt", "greedy"}) {
+  for (const char *a : {"rt", "greedy"}) {
     MapResult r = map_processes(p, {a});
     EXPECT_DOUBLE_EQ(evaluate(p, r.slot_of_process).hop_bytes, 4) << a;
     EXPECT_EQ(slurm_hostfile(p.machine, r.slot_of_process), "n1\nn0\nn0\nn0\n") << a;
