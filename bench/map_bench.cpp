@@ -41,7 +41,6 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "common/file_io.h"
 #include "common/text.h"
 #include "cut_relaxation.h"
 #include "map/loaders/graph_loaders.h"
@@ -58,7 +57,7 @@ namespace map = canopy::map;
 struct Options {
   std::string graph, fabric, hosts, node, algorithms = "identity,block,greedy,rt,rb,scotch";
   std::string instance, machine, out, seeds;
-  int ppn = 16, parts = 0, seed = 1;
+  int ppn = 0, parts = 0, seed = 1;
 };
 
 // The seeds of --seeds (default: --seed), each a non-negative integer.
@@ -247,10 +246,7 @@ int run(const Options &o) {
   double graph_seconds = seconds_since(start);
   start = Clock::now();
   auto topology = std::make_shared<const canopy::topo::Topology>(canopy::topo::load_topology(o.fabric));
-  std::vector<int> hosts = map::allocation_hosts(*topology, canopy::read_file(o.hosts), o.hosts);
-  std::optional<map::NodeLayout> node;
-  if (!o.node.empty()) node = map::NodeLayout::from(canopy::topo::NodeTopology::load(o.node), o.ppn);
-  map::Problem problem{std::move(graph), map::Machine(topology, std::move(hosts), o.ppn, std::move(node))};
+  map::Problem problem{std::move(graph), map::allocation_machine(std::move(topology), o.hosts, o.ppn, o.node)};
   double machine_seconds = seconds_since(start);
   size_t hop_table_bytes = problem.machine.hop_table().bytes();
   std::fprintf(stderr, "  %s on %s: %d processes, %lld edges, %d hosts (graph %.1f s, machine %.1f s, hops %.2g MiB)\n",
@@ -302,7 +298,7 @@ int main(int argc, char **argv) {
   app.add_option("--parts", o.parts, "MatrixMarket input: processes to split the rows into");
   app.add_option("--fabric", o.fabric, "Topology source")->required();
   app.add_option("--hosts", o.hosts, "Host file, allocation order")->required();
-  app.add_option("--ppn", o.ppn, "Slots per host")->capture_default_str();
+  app.add_option("--ppn", o.ppn, "Slots per host (as canopy map --ppn); without it, each line of --hosts gives its own");
   app.add_option("--node-topology", o.node, "Inside of a node (intra-node mapping), e.g. 'pack:2 core:8 pu:1'");
   app.add_option("--algorithms", o.algorithms, "Comma-separated algorithm names")->capture_default_str();
   app.add_option("--seed", o.seed, "METIS seed of the graph's partition (MatrixMarket), and the mapping seed without --seeds")

@@ -17,24 +17,27 @@ Usage: bench/mapping.sh [OPTIONS]
   --sizes LIST       processes, comma-separated multiples of 16 (default 256,1024,8192,65536)
   --quick            --sizes 256,1024
   --instances LIST   stencil7,stencil27,mesh,amr,random (default: all)
-  --machines LIST    fattree,torus (default: both)
+  --machines LIST    fattree,torus,fattree-uneven (default: all three)
   --algorithms LIST  default identity,block,greedy,rt,rb,scotch (rb on tori only;
-                     scotch only when `canopy map` lists it)
+                     scotch only when `canopy map` lists it, and not on fattree-uneven,
+                     whose hosts it refuses)
   --seeds LIST       mapping seeds (default 1): rt, rb and scotch run once per seed,
                      and the tables show medians over the seeds and their spread
   --out DIR          results and generated inputs (default /tmp/canopy-bench-mapping);
                      inputs are reused, results.jsonl is started afresh
   --build DIR        build directory (default build)
-Inputs: 16 slots per host, node 'pack:2 core:8 pu:1'. Fat tree: gen_fabric.py dump
-(forwarding tables) with twice the hosts needed, the job on a random half, host
+Inputs: 16 slots per host on a node 'pack:2 core:8 pu:1'. Fat tree: gen_fabric.py
+dump (forwarding tables) with twice the hosts needed, the job on a random half, host
 file shuffled. Torus: a cube with one host per router, every host allocated in
-shuffled order (256 processes: 16 random hosts of a 4x4x4 torus).
+shuffled order (256 processes: 16 random hosts of a 4x4x4 torus). fattree-uneven:
+the fat tree's hosts with 8 and 24 slots in turn (16 on average) on a node
+'pack:2 core:12 pu:1', as when some nodes are shared and others larger.
 EOF
 }
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(dirname "$HERE")"
-SIZES=256,1024,8192,65536 INSTANCES=stencil7,stencil27,mesh,amr,random MACHINES=fattree,torus
+SIZES=256,1024,8192,65536 INSTANCES=stencil7,stencil27,mesh,amr,random MACHINES=fattree,torus,fattree-uneven
 ALGORITHMS=identity,block,greedy,rt,rb,scotch SEEDS=1 OUT=/tmp/canopy-bench-mapping BUILD="$ROOT/build"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -47,14 +50,16 @@ while [ $# -gt 0 ]; do
   shift 2 || { echo "mapping.sh: error: $1 needs a value" >&2; exit 2; }
 done
 die() { echo "mapping.sh: error: $*" >&2; exit 1; }
+# The comma-separated LIST without NAME.
+without() { echo ",$2," | sed "s/,$1,/,/; s/^,//; s/,\$//"; }
 for tool in bin/canopy bin/bench_map bin/bench_gen_mesh; do
   [ -x "$BUILD/$tool" ] || die "$BUILD/$tool not built (cmake --build $BUILD --target canopy_tool bench_map bench_gen_mesh)"
 done
 if [[ ",$ALGORITHMS," == *,scotch,* ]] && ! "$BUILD/bin/canopy" map --help | grep -q scotch; then
   echo "note: this build's canopy map has no scotch algorithm; Scotch is left out of the comparison" >&2
-  ALGORITHMS="$(echo ",$ALGORITHMS," | sed 's/,scotch,/,/; s/^,//; s/,$//')"
+  ALGORITHMS="$(without scotch "$ALGORITHMS")"
 fi
-NODE='pack:2 core:8 pu:1' PPN=16
+PPN=16  # slots per host on average
 mkdir -p "$OUT/inputs"
 RESULTS="$OUT/results.jsonl"
 : > "$RESULTS"
@@ -99,19 +104,24 @@ scatter() { python3 -c "
 import random, sys
 lines = sys.stdin.read().split(); random.Random($2).shuffle(lines); print('\n'.join(lines[:$1]))"; }
 
-# The fabric and host file of a machine; prints "SOURCE HOSTFILE".
+# Host file lines "NAME slots=N" for the names on stdin, N taking the given counts in turn.
+with_slots() { awk -v counts="$*" 'BEGIN { n = split(counts, c, " ") } { print $1 " slots=" c[(NR - 1) % n + 1] }'; }
+
+# The fabric and host file (every line with its slots) of a machine; prints "SOURCE HOSTFILE".
 make_machine() {
   local kind=$1 hosts=$2
   case "$kind" in
-    fattree)
+    fattree|fattree-uneven)
       local dump="$IN/fattree-$((2 * hosts))"
       if [ ! -f "$dump/manifest.json" ]; then
         rm -rf "$dump"
         python3 "$ROOT/scripts/gen_fabric.py" dump --hosts $((2 * hosts)) --out "$dump" >&2
       fi
-      sed -n 's/^Ca.*# "\(.*\)"$/\1/p' "$dump/ibnetdiscover.txt" | scatter "$hosts" 1 > "$dump.$hosts.hosts"
-      [ -s "$dump.$hosts.hosts" ] || die "could not list the hosts of $dump"
-      echo "$dump $dump.$hosts.hosts" ;;
+      local hostfile="$dump.$hosts.$kind.hosts"
+      sed -n 's/^Ca.*# "\(.*\)"$/\1/p' "$dump/ibnetdiscover.txt" | scatter "$hosts" 1 |
+        if [ "$kind" = fattree ]; then with_slots 16; else with_slots 8 24; fi > "$hostfile"
+      [ -s "$hostfile" ] || die "could not list the hosts of $dump"
+      echo "$dump $hostfile" ;;
     torus)
       local side
       side=$(python3 -c "
@@ -123,7 +133,7 @@ s=$side; print(f'dims {s} {s} {s}')
 for z in range(s):
   for y in range(s):
     for x in range(s): print(f'host t{x}-{y}-{z} {x} {y} {z}')" > "$file"
-      grep '^host' "$file" | awk '{print $2}' | scatter "$hosts" 1 > "$file.$hosts.hosts"
+      grep '^host' "$file" | awk '{print $2}' | scatter "$hosts" 1 | with_slots 16 > "$file.$hosts.hosts"
       echo "torus:$file $file.$hosts.hosts" ;;
     *) die "unknown machine $kind" ;;
   esac
@@ -137,12 +147,15 @@ for p in ${SIZES//,/ }; do
   for machine in ${MACHINES//,/ }; do
     read -r fabric hostfile < <(make_machine "$machine" $((p / PPN))) || { echo "  (could not make the $machine machine; going on)" >&2; continue; }
     algorithms="$ALGORITHMS"
-    [ "$machine" = torus ] || algorithms="$(echo ",$algorithms," | sed 's/,rb,/,/; s/^,//; s/,$//')"
+    [ "$machine" = torus ] || algorithms="$(without rb "$algorithms")"
+    [ "$machine" != fattree-uneven ] || algorithms="$(without scotch "$algorithms")"
+    most=$(sed 's/.*slots=//' "$hostfile" | sort -n | tail -n 1)
+    node="pack:2 core:$((most / 2)) pu:1"
     for instance in ${INSTANCES//,/ }; do
       echo "[$(date +%H:%M:%S)] $instance, $p processes, $machine (load $(cut -d' ' -f1 /proc/loadavg))" >&2
       read -r graph parts < <(make_graph "$instance" "$p") || { echo "  (could not generate $instance; going on)" >&2; continue; }
-      "$BUILD/bin/bench_map" --graph "$graph" --parts "$parts" --fabric "$fabric" --hosts "$hostfile" --ppn $PPN \
-        --node-topology "$NODE" --algorithms "$algorithms" --seeds "$SEEDS" --instance "$instance" --machine "$machine" --out "$RESULTS" ||
+      "$BUILD/bin/bench_map" --graph "$graph" --parts "$parts" --fabric "$fabric" --hosts "$hostfile" \
+        --node-topology "$node" --algorithms "$algorithms" --seeds "$SEEDS" --instance "$instance" --machine "$machine" --out "$RESULTS" ||
         echo "  (bench_map failed on this instance; going on)" >&2
     done
   done

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "common/error.h"
+#include "common/file_io.h"
 #include "topo/loaders/loaders.h"
 #include "topo/views.h"
 
@@ -123,6 +124,16 @@ std::vector<int> allocation_slots(const std::string &text, const std::string &fi
     slots.push_back(ppn > 0 ? ppn : entry.slots);
   }
   return slots;
+}
+
+Machine allocation_machine(std::shared_ptr<const topo::Topology> topology, const std::string &hostfile, int ppn,
+                           const std::string &node_spec) {
+  std::string text = read_file(hostfile);
+  std::vector<int> hosts = allocation_hosts(*topology, text, hostfile);
+  std::vector<int> slots = allocation_slots(text, hostfile, ppn);
+  std::optional<NodeLayout> node;
+  if (!node_spec.empty()) node = NodeLayout::from(topo::NodeTopology::load(node_spec), *std::max_element(slots.begin(), slots.end()));
+  return Machine(std::move(topology), std::move(hosts), std::move(slots), std::move(node));
 }
 
 std::vector<std::vector<int>> hierarchy_paths(const Machine &m) {

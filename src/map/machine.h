@@ -52,6 +52,7 @@ class Machine {
   const std::string &host_name(int host) const { return topology_->node(hosts_[static_cast<size_t>(host)]).name; }
   int num_hosts() const { return static_cast<int>(hosts_.size()); }
   int slots(int host) const { return first_slot_[static_cast<size_t>(host) + 1] - first_slot_[static_cast<size_t>(host)]; }
+  /** The first slot of @p host; first_slot(num_hosts()) is num_slots(). */
   int first_slot(int host) const { return first_slot_[static_cast<size_t>(host)]; }
   int num_slots() const { return first_slot_.back(); }
   int host_of_slot(int slot) const { return host_of_slot_[static_cast<size_t>(slot)]; }
@@ -93,6 +94,13 @@ std::vector<int> allocation_hosts(const topo::Topology &topology, const std::str
     Otherwise each host's own count, which every line must give. Parse errors
     name @p file and the line. */
 std::vector<int> allocation_slots(const std::string &hostfile_text, const std::string &file, int ppn);
+
+/** The machine of a job: the hosts of the host file @p hostfile (a path) in
+    @p topology, with their slots (allocation_slots with @p ppn) and, when
+    @p node_spec is not empty, the node layout (NodeTopology::load) of the host
+    with the most slots. What canopy map and the benchmark load. */
+Machine allocation_machine(std::shared_ptr<const topo::Topology> topology, const std::string &hostfile, int ppn,
+                           const std::string &node_spec);
 
 /** Each host's ancestors in the fabric's switch hierarchy (topo::host_hierarchy),
     as child indexes from the root down, ending with the host's index under its

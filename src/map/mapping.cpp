@@ -100,26 +100,31 @@ std::vector<int> hosts_of_members(const std::vector<int> &group_of, const std::v
 
 // Tree mapping cuts well but does not orient sibling subtrees towards each other
 // (which half of one face of a torus sits across which half of the other):
-// swapping subtrees and then single groups between hosts fixes much of that.
+// swapping subtrees (where each host holds one group) and then single groups
+// between hosts fixes much of that.
 void orient_groups(const CommGraph &groups, const TopologyTree &tree, const Machine &m, std::vector<int> &host_of_group) {
-  swap_subtrees(groups, tree, m.hop_table(), host_of_group);
+  if (groups.num_vertices() == m.num_hosts()) swap_subtrees(groups, tree, m.hop_table(), host_of_group);
   refine_hosts(groups, m, host_of_group);
 }
 
-// Node-sized groups (group[v]: one group per host) placed as a graph of groups
-// on the topology tree. For small graphs, with refinement on, the walk is tried
-// a few times (other METIS seeds, neighbor joining breaking its ties
+// Equally large groups (group[v], numbered from 0; each host's slots a multiple
+// of their size) placed as a graph of groups on the topology tree, each host
+// taking as many as fill it. For small graphs, with refinement on, the walk is
+// tried a few times (other METIS seeds, neighbor joining breaking its ties
 // differently) and the best kept.
 std::vector<int> place_groups(const CommGraph &padded, const std::vector<int> &group, const Machine &m,
                               const MapOptions &o, MapResult &result) {
-  CommGraph groups = padded.quotient(group, m.num_hosts());
+  CommGraph groups = padded.quotient(group, *std::max_element(group.begin(), group.end()) + 1);
+  int group_size = m.num_slots() / groups.num_vertices();
+  std::vector<int> groups_per_host;
+  for (int h = 0; h < m.num_hosts(); ++h) groups_per_host.push_back(m.slots(h) / group_size);
   std::vector<int> best;
   double best_cost = 0;
   int attempts = o.refine && padded.num_vertices() <= kBothGroupingsUpTo ? kTreeMappingAttempts : 1;
   for (int attempt = 0; attempt < attempts; ++attempt) {
     TopologyTree tree = build_tree(m, o, static_cast<unsigned>(attempt), result);
     auto start = Clock::now();
-    std::vector<int> host_of_group = map_on_tree(groups, tree, o.seed + attempt, {}, &m.hop_table());
+    std::vector<int> host_of_group = map_on_tree(groups, tree, o.seed + attempt, groups_per_host, &m.hop_table());
     if (o.refine) orient_groups(groups, tree, m, host_of_group);
     double cost = inter_node_hop_bytes(groups, m, host_of_group);
     if (best.empty() || cost < best_cost) best = std::move(host_of_group), best_cost = cost;
@@ -138,11 +143,28 @@ std::vector<int> flat_group_hosts(const CommGraph &padded, const Machine &m, con
   return place_groups(padded, group, m, o, result);
 }
 
-// Groups of consecutive ranks, as the application numbered them.
-std::vector<int> rank_runs(const CommGraph &padded, const Machine &m) {
-  std::vector<int> group(static_cast<size_t>(padded.num_vertices()));
-  for (size_t v = 0; v < group.size(); ++v) group[v] = m.host_of_slot(static_cast<int>(v));
-  return group;
+// The length of a run of consecutive ranks: the most slots that divide every
+// host's, so that runs fill hosts exactly. One run per host when all hosts have
+// as many slots, otherwise a few per host (8 and 24 slots: runs of 8).
+int run_length(const Machine &m) {
+  int length = 0;
+  for (int h = 0; h < m.num_hosts(); ++h) length = std::gcd(length, m.slots(h));
+  return length;
+}
+
+// Runs of consecutive ranks, as the application numbered them.
+std::vector<int> rank_runs(const Machine &m) {
+  int length = run_length(m);
+  std::vector<int> run(static_cast<size_t>(m.num_slots()));
+  for (size_t v = 0; v < run.size(); ++v) run[v] = static_cast<int>(v) / length;
+  return run;
+}
+
+// The host of every padded vertex under the identity placement (vertex v on slot v).
+std::vector<int> identity_hosts(const Machine &m) {
+  std::vector<int> host_of(static_cast<size_t>(m.num_slots()));
+  for (size_t v = 0; v < host_of.size(); ++v) host_of[v] = m.host_of_slot(static_cast<int>(v));
+  return host_of;
 }
 
 // Whether the application's numbering already groups its processes about as
@@ -150,23 +172,25 @@ std::vector<int> rank_runs(const CommGraph &padded, const Machine &m) {
 // kRunsSampleHosts hosts' worth of consecutive ranks, spread over the ranks. In
 // every window most bytes must stay inside (else the window does not show who
 // talks to whom: ranks that talk to distant ranks only), and runs must cut at
-// most kRunsCutSlack times what METIS cuts splitting the window into hosts.
+// most kRunsCutSlack times what METIS cuts splitting the window into parts as
+// large (the hosts, when all have as many slots).
 // 4-15 ms where all windows pass, at 8,192 or 65,536 processes, where the tree
 // walk takes 0.2-3 s; the first window that fails ends the test.
 bool numbering_is_local(const CommGraph &padded, const Machine &m, int seed) {
-  int hosts = m.num_hosts(), ppn = m.uniform_slots();
+  int hosts = m.num_hosts(), length = run_length(m);
   int window_hosts = std::min(kRunsSampleHosts, hosts), windows = std::clamp(hosts / window_hosts, 1, kRunsSampleWindows);
-  std::vector<int> vertices(static_cast<size_t>(window_hosts * ppn)), runs(vertices.size());
-  for (size_t i = 0; i < runs.size(); ++i) runs[i] = static_cast<int>(i) / ppn;
   for (int w = 0; w < windows; ++w) {
     int first_host = static_cast<int>(int64_t{hosts - window_hosts} * w / std::max(1, windows - 1));
-    std::iota(vertices.begin(), vertices.end(), first_host * ppn);
+    int first = m.first_slot(first_host), end = m.first_slot(first_host + window_hosts);
+    std::vector<int> vertices(static_cast<size_t>(end - first)), runs(vertices.size());
+    std::iota(vertices.begin(), vertices.end(), first);
+    for (size_t i = 0; i < runs.size(); ++i) runs[i] = static_cast<int>(i) / length;
     CommGraph window = padded.subgraph(vertices);
     double bytes = 0;
     for (int v : vertices) bytes += padded.vertex_bytes(v);
     if (2 * window.total_bytes() < 0.5 * bytes) return false;  // vertex_bytes counts an edge at both ends
-    std::vector<int> parts = partition_exact(window, std::vector<int>(static_cast<size_t>(window_hosts), ppn), seed);
-    if (edge_cut(window, runs) > kRunsCutSlack * edge_cut(window, parts)) return false;
+    std::vector<int> sizes(vertices.size() / static_cast<size_t>(length), length);
+    if (edge_cut(window, runs) > kRunsCutSlack * edge_cut(window, partition_exact(window, sizes, seed))) return false;
   }
   return true;
 }
@@ -235,24 +259,23 @@ std::vector<int> tree_hosts(const CommGraph &padded, const Machine &m, const Map
   if (o.algorithm == "rb" && m.coordinates().empty())
     throw Error(CANOPY_ERR_INVALID_ARG, "rb needs torus coordinates (a torus: source); " + m.topology().source() +
                                             " has none: use rt");
-  // Host-sized groups placed as a graph of groups fit any host only when all hosts have as many slots.
+  // Host-sized METIS groups placed as a graph of groups fit any host only when all hosts have as many slots.
   bool equal_hosts = m.uniform_slots() > 0;
-  if (!equal_hosts && (o.groups == GroupChoice::Flat || o.groups == GroupChoice::Runs))
-    throw Error(CANOPY_ERR_INVALID_ARG, "host-sized groups (flat, runs) need the same number of slots on every host; "
-                                        "these are " + m.slots_text() + ": use groups tree or auto");
+  if (!equal_hosts && o.groups == GroupChoice::Flat)
+    throw Error(CANOPY_ERR_INVALID_ARG, "flat groups (one METIS part per host) need the same number of slots on every "
+                                        "host; these are " + m.slots_text() + ": use groups tree, runs or auto");
   if (o.groups == GroupChoice::Flat) {
     result.groups = "flat";
     return flat_group_hosts(padded, m, o, result);
   }
-  std::vector<int> runs = rank_runs(padded, m);
-  if (o.groups == GroupChoice::Runs || (o.groups == GroupChoice::Auto && equal_hosts && padded.num_vertices() > kBothGroupingsUpTo &&
+  if (o.groups == GroupChoice::Runs || (o.groups == GroupChoice::Auto && padded.num_vertices() > kBothGroupingsUpTo &&
                                         numbering_is_local(padded, m, o.seed))) {
     result.groups = "runs";
-    return place_groups(padded, runs, m, o, result);
+    return place_groups(padded, rank_runs(m), m, o, result);
   }
   result.groups = "tree";
   std::vector<int> host_of = tree_group_hosts(padded, m, o, result);
-  if (o.groups != GroupChoice::Auto || !equal_hosts) return host_of;
+  if (o.groups != GroupChoice::Auto) return host_of;
   // Hop-bytes and the busiest host's off-node bytes, each relative to the tree's
   // groups, summed: a grouping that loads one host's link more must save more
   // hop-bytes than that (docs/mapping.md).
@@ -265,11 +288,11 @@ std::vector<int> tree_hosts(const CommGraph &padded, const Machine &m, const Map
     if (other_cost >= cost) return;
     host_of = std::move(other), cost = other_cost, result.groups = groups, result.coarsening_levels = 0;
   };
-  if (edge_cut(padded, runs) <= kRunsCutSlack * edge_cut(padded, host_of)) {
+  if (edge_cut(padded, identity_hosts(m)) <= kRunsCutSlack * edge_cut(padded, host_of)) {
     report(o.progress, "placing runs of consecutive ranks");
-    consider("runs", place_groups(padded, runs, m, o, result));
+    consider("runs", place_groups(padded, rank_runs(m), m, o, result));
   }
-  if (padded.num_vertices() <= kBothGroupingsUpTo) consider("flat", flat_group_hosts(padded, m, o, result));
+  if (equal_hosts && padded.num_vertices() <= kBothGroupingsUpTo) consider("flat", flat_group_hosts(padded, m, o, result));
   return host_of;
 }
 
@@ -279,10 +302,9 @@ std::vector<int> refine_with_guard(const CommGraph &padded, const Machine &m, st
   refine_hosts(padded, m, host_of);
   double best = inter_node_hop_bytes(padded, m, host_of);
   result.refined_from = result.algorithm;
-  std::vector<int> identity_order(static_cast<size_t>(m.num_hosts()));
-  std::iota(identity_order.begin(), identity_order.end(), 0);
-  for (auto &[name, order] : {std::pair<const char *, std::vector<int>>{"identity", identity_order}, {"block", fabric_order(m)}}) {
-    std::vector<int> baseline = hosts_in_order(m, order);
+  for (auto &[name, hosts] : {std::pair<const char *, std::vector<int>>{"identity", identity_hosts(m)},
+                              {"block", hosts_in_order(m, fabric_order(m))}}) {
+    std::vector<int> baseline = hosts;
     if (inter_node_hop_bytes(padded, m, baseline) >= best) continue;
     refine_hosts(padded, m, baseline);
     double cost = inter_node_hop_bytes(padded, m, baseline);

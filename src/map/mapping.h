@@ -41,7 +41,9 @@ TreeChoice tree_choice(const std::string &name);
     then the groups' graph mapped on the tree), along the tree (the process
     graph split at every tree node; few parts per split, faster at scale), runs
     (ppn consecutive ranks per group: the application's own numbering, as the
-    block placement keeps it, with the groups' graph mapped on the tree), or
+    block placement keeps it, with the groups' graph mapped on the tree; where
+    hosts have unequal slots, runs as long as the most slots that divide every
+    host's, a few per host; flat needs equal hosts), or
     auto: on graphs above kBothGroupingsUpTo vertices (free slots included),
     runs alone when samples of the ranks show the numbering as local as METIS's
     parts (kRunsSampleWindows); otherwise along the tree; runs too when their

@@ -307,6 +307,34 @@ TEST(Mapping, HostsWithUnequalSlotsHoldTheirOwnNumber) {
   EXPECT_THROW(map_processes(p, {"scotch"}), Error);
 }
 
+TEST(Mapping, RunsOnHostsWithUnequalSlotsAreAsLongAsTheirCommonDivisor) {
+  // Hosts of 2, 6, 2 and 6 slots, two per leaf switch: runs of 2 ranks. Each run is a
+  // heavy pair; runs 0, 2, 4, 6 talk to each other, and so do runs 1, 3, 5, 7. The
+  // optimum puts each team under its own leaf, a whole run on the 2-slot host: 3 run
+  // pairs of 4 x 10 bytes cross 2 links in each team.
+  auto topo = test::fat_tree(2, 2, 1);
+  CommGraphBuilder b(16);
+  for (int run = 0; run < 8; ++run) {
+    b.add(2 * run, 2 * run + 1, 100);
+    for (int other = run + 2; other < 8; other += 2)
+      for (int i : {0, 1})
+        for (int j : {0, 1}) b.add(2 * run + i, 2 * other + j, 10);
+  }
+  Problem p{b.build(), Machine(topo, all_hosts(*topo), std::vector<int>{2, 6, 2, 6})};
+  const double optimum = 2 * 3 * 40 * 2;
+  EXPECT_GT(evaluate(p, identity_placement(p)).hop_bytes, optimum);
+  MapOptions o;
+  o.groups = GroupChoice::Runs;
+  for (bool refine : {true, false}) {
+    o.refine = refine;
+    MapResult r = map_processes(p, o);
+    EXPECT_EQ(r.groups, "runs");
+    EXPECT_DOUBLE_EQ(evaluate(p, r.slot_of_process).hop_bytes, optimum) << "refine " << refine;
+  }
+  o.groups = GroupChoice::Flat;
+  EXPECT_THROW(map_processes(p, o), Error);
+}
+
 TEST(Mapping, DisconnectedAndSilentGraphs) {
   auto topo = test::fat_tree(2, 2, 1);
   CommGraphBuilder b(8);  // two components and isolated processes
@@ -353,7 +381,7 @@ TEST(MappingProperties, OneToOneAndNeverWorseThanBaselines) {
       MapOptions o;
       o.algorithm = a;
       o.seed = static_cast<int>(seed);
-      o.groups = seed % 3 == 2 ? GroupChoice::Flat : GroupChoice::Tree;
+      o.groups = std::vector<GroupChoice>{GroupChoice::Tree, GroupChoice::Runs, GroupChoice::Flat}[seed % 3];
       bool grouped = a == "rt" || a == "rb";
       if (p.machine.uniform_slots() == 0 && (a == "scotch" || (grouped && o.groups == GroupChoice::Flat))) {
         EXPECT_THROW(map_processes(p, o), Error) << a << " seed " << seed << ": hosts with unequal slots";

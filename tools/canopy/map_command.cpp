@@ -35,13 +35,8 @@ map::Problem load_problem(const MapCommandOptions &o, Progress &progress) {
   map::CommGraph graph = map::load_comm_graph(o.graph, {o.parts, o.seed, progress.fn()});
   progress.stage("loading the fabric " + o.fabric);
   auto topology = std::make_shared<const topo::Topology>(topo::load_topology(o.fabric));
-  std::string hostfile = read_file(o.hosts);
-  std::vector<int> hosts = map::allocation_hosts(*topology, hostfile, o.hosts);
-  std::vector<int> slots = map::allocation_slots(hostfile, o.hosts, o.ppn);
-  std::optional<map::NodeLayout> node;
-  if (!o.node.empty()) node = map::NodeLayout::from(topo::NodeTopology::load(o.node), *std::max_element(slots.begin(), slots.end()));
-  progress.stage("hop distances between the " + std::to_string(hosts.size()) + " hosts");
-  return map::Problem{std::move(graph), map::Machine(topology, std::move(hosts), slots, std::move(node))};
+  progress.stage("the allocation " + o.hosts + " and the hop distances between its hosts");
+  return map::Problem{std::move(graph), map::allocation_machine(std::move(topology), o.hosts, o.ppn, o.node)};
 }
 
 // Every output is written to a temporary first, and they replace their paths
@@ -153,11 +148,12 @@ CommandRunner add_map_command(CLI::App &app) {
   cmd->add_option("--groups", o->groups,
                   "rt/rb: form node-sized groups along the tree (multilevel where the processes pair up naturally, "
                   "as in stencils), flat (the paper: METIS k-way into one group per host), runs (ppn consecutive "
-                  "ranks per host, the application's own numbering, placed on the tree), or auto (above 2,048 "
+                  "ranks per group, the application's own numbering, placed on the tree), or auto (above 2,048 "
                   "vertices runs alone when samples of consecutive ranks show them cutting at most 5% more than "
                   "METIS; otherwise tree; runs too when they cut at most 5% more bytes; for graphs up to 2,048 "
                   "vertices flat too; kept: the lowest hop-bytes plus busiest host's off-node bytes, each relative "
-                  "to the tree's groups). flat and runs need hosts with equal slots; auto uses tree where they differ")
+                  "to the tree's groups). Where hosts have unequal slots, runs are as long as the most slots that divide "
+                  "every host's (8 and 24: runs of 8), and flat is refused")
       ->check(CLI::IsMember({"auto", "tree", "flat", "runs"}))->capture_default_str();
   cmd->add_option("--parts", o->parts, "MatrixMarket input: split the rows into this many processes (METIS)");
   cmd->add_option("--seed", o->seed, "METIS and Scotch seed (same seed, same mapping)")->capture_default_str();
