@@ -19,8 +19,7 @@ Usage: bench/mapping.sh [OPTIONS]
   --instances LIST   stencil7,stencil27,mesh,amr,random (default: all)
   --machines LIST    fattree,torus,fattree-uneven (default: all three)
   --algorithms LIST  default identity,block,greedy,rt,rb,scotch (rb on tori only;
-                     scotch only when `canopy map` lists it, and not on fattree-uneven,
-                     whose hosts it refuses)
+                     scotch only when `canopy map` lists it)
   --seeds LIST       mapping seeds (default 1): rt, rb and scotch run once per seed,
                      and the tables show medians over the seeds and their spread
   --out DIR          results and generated inputs (default /tmp/canopy-bench-mapping);
@@ -148,7 +147,6 @@ for p in ${SIZES//,/ }; do
     read -r fabric hostfile < <(make_machine "$machine" $((p / PPN))) || { echo "  (could not make the $machine machine; going on)" >&2; continue; }
     algorithms="$ALGORITHMS"
     [ "$machine" = torus ] || algorithms="$(without rb "$algorithms")"
-    [ "$machine" != fattree-uneven ] || algorithms="$(without scotch "$algorithms")"
     most=$(sed 's/.*slots=//' "$hostfile" | sort -n | tail -n 1)
     node="pack:2 core:$((most / 2)) pu:1"
     for instance in ${INSTANCES//,/ }; do

@@ -45,7 +45,7 @@ using Strat = Scoped<SCOTCH_Strat, SCOTCH_stratInit, SCOTCH_stratExit>;
 using Context = Scoped<SCOTCH_Context, SCOTCH_contextInit, SCOTCH_contextExit>;
 
 // A target architecture, described before Scotch builds it. Its places are the
-// allocation's slots (host * ppn + local slot) or its hosts; each has a terminal.
+// allocation's slots (Machine's slot numbers) or its hosts; each has a terminal.
 struct TargetSpec {
   std::string kind;                            // "tleaf", "torus", "mesh", "graph"
   std::vector<SCOTCH_Num> sizes, links;        // tleaf: fan-out and link cost per level; torus/mesh: dimensions
@@ -64,7 +64,8 @@ std::string join(const std::vector<SCOTCH_Num> &values) {
 
 // A tree-leaf target from the switch hierarchy, when the hop counts follow it: a
 // level per depth where some switch group has several children (fan-out: the
-// largest; a smaller group leaves terminals unused), then the node's cores.
+// largest; a smaller group leaves terminals unused), then the node's cores (as
+// many as the largest host has slots; a smaller host leaves some unused).
 std::optional<TargetSpec> tleaf_target(const Machine &m) {
   const topo::Topology &topo = m.topology();
   if (topo.torus() || topo.switches().empty()) return std::nullopt;
@@ -83,9 +84,10 @@ std::optional<TargetSpec> tleaf_target(const Machine &m) {
     t.sizes.push_back(fanout);
     distance.push_back(kLinkCost * hops[d]);
   }
-  int ppn = m.uniform_slots();
-  t.places_are_slots = ppn > 1;
-  if (t.places_are_slots) t.sizes.push_back(ppn), distance.push_back(1);
+  int cores = 0;
+  for (int h = 0; h < m.num_hosts(); ++h) cores = std::max(cores, m.slots(h));
+  t.places_are_slots = cores > 1;
+  if (t.places_are_slots) t.sizes.push_back(cores), distance.push_back(1);
   for (size_t i = 0; i < distance.size(); ++i) {
     SCOTCH_Num below = i + 1 < distance.size() ? distance[i + 1] : 0;
     if (distance[i] <= below) return std::nullopt;  // a deeper split must cost less
@@ -95,11 +97,11 @@ std::optional<TargetSpec> tleaf_target(const Machine &m) {
   for (SCOTCH_Num s : t.sizes) t.terminals *= s;
   t.max_distance = static_cast<double>(distance[0]);
   if (t.terminals > kScotchLimit) return std::nullopt;
-  for (const auto &path : paths) {
+  for (int h = 0; h < m.num_hosts(); ++h) {
     SCOTCH_Num terminal = 0;
-    for (size_t i = 0; i < kept.size(); ++i) terminal = terminal * t.sizes[i] + path[kept[i]];
-    for (int local = 0; local < (t.places_are_slots ? ppn : 1); ++local)
-      t.terminal_of_place.push_back(t.places_are_slots ? terminal * ppn + local : terminal);
+    for (size_t i = 0; i < kept.size(); ++i) terminal = terminal * t.sizes[i] + paths[static_cast<size_t>(h)][kept[i]];
+    for (int local = 0; local < (t.places_are_slots ? m.slots(h) : 1); ++local)
+      t.terminal_of_place.push_back(t.places_are_slots ? terminal * cores + local : terminal);
   }
   return t;
 }
@@ -157,8 +159,14 @@ TargetSpec graph_target(const Machine &m) {
   return t;
 }
 
+// Hosts with unequal slots need a target whose places are slots: Scotch gives
+// every terminal the same load.
 TargetSpec machine_target(const Machine &m) {
   if (auto t = tleaf_target(m)) return *t;
+  if (!m.uniform_slots())
+    throw Error(CANOPY_ERR_INVALID_ARG, "scotch maps hosts with unequal slots only onto a fat tree whose hop counts "
+                                        "follow its switch hierarchy (a tleaf target, a terminal per slot); these are " +
+                                            m.slots_text() + " on " + m.topology().source() + ": use rt or greedy");
   if (auto t = torus_target(m)) return *t;
   if (static_cast<double>(m.num_hosts()) * m.num_hosts() > kScotchLimit)
     throw Error(CANOPY_ERR_UNSUPPORTED, "scotch: " + std::to_string(m.num_hosts()) + " hosts on " +
@@ -281,9 +289,6 @@ std::vector<int> slots_on_hosts(const Machine &m, const std::vector<int> &host_o
 ScotchMapping scotch_map(const CommGraph &padded, const Machine &m, int seed) {
   size_t n = static_cast<size_t>(padded.num_vertices());
   std::vector<int> host_of(n, 0), preferred(n, -1);
-  if (!m.uniform_slots())
-    throw Error(CANOPY_ERR_INVALID_ARG, "scotch maps onto hosts with the same number of slots; these are " +
-                                            m.slots_text() + ": use rt or greedy");
   // One host: nothing for Scotch to decide (and it cannot take a one-terminal sub-target).
   if (m.num_hosts() == 1) return {slots_on_hosts(m, host_of, preferred), "none (one host)"};
   TargetSpec spec = machine_target(m);
@@ -294,7 +299,9 @@ ScotchMapping scotch_map(const CommGraph &padded, const Machine &m, int seed) {
     host_of[v] = spec.places_are_slots ? m.host_of_slot(place) : place;
     if (spec.places_are_slots) preferred[v] = place;
   }
-  repair_balance(padded, host_of, std::vector<int>(static_cast<size_t>(m.num_hosts()), m.uniform_slots()), &m.hop_table());
+  std::vector<int> capacity;
+  for (int h = 0; h < m.num_hosts(); ++h) capacity.push_back(m.slots(h));
+  repair_balance(padded, host_of, capacity, &m.hop_table());
   return {slots_on_hosts(m, host_of, preferred), target.describe()};
 }
 
