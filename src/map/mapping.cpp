@@ -212,13 +212,14 @@ int max_coarsening_levels(const Machine &m) {
 // Groups formed along the tree: the process graph itself is split at every tree
 // node into parts of as many processes as the hosts below a child have slots. Only few
 // parts per split, so METIS stays fast at 65,536 processes, and every cut follows
-// the hierarchy. Multilevel where the graph pairs up naturally (coarsening.h):
-// the walk runs on the coarsest graph, and each level on the way back refines
-// its clusters' hosts.
-std::vector<int> tree_group_hosts(const CommGraph &padded, const Machine &m, const MapOptions &o, MapResult &result) {
+// the hierarchy. Multilevel where the graph pairs up naturally (coarsening.h; at
+// most @p max_levels): the walk runs on the coarsest graph, and each level on the
+// way back refines its clusters' hosts.
+std::vector<int> tree_group_hosts(const CommGraph &padded, const Machine &m, const MapOptions &o, int max_levels,
+                                  MapResult &result) {
   TopologyTree tree = build_tree(m, o, 0, result);
   auto start = Clock::now();
-  Coarsening levels = coarsen_natural_pairs(padded, max_coarsening_levels(m));
+  Coarsening levels = coarsen_natural_pairs(padded, max_levels);
   result.coarsening_levels = static_cast<int>(levels.graphs.size());
   const CommGraph &coarsest = levels.graphs.empty() ? padded : levels.graphs.back();
   std::vector<int> clusters_per_host;
@@ -231,7 +232,7 @@ std::vector<int> tree_group_hosts(const CommGraph &padded, const Machine &m, con
     }
     host_of = hosts_of_members(levels.cluster[level], host_of);
   }
-  result.seconds["map"] = seconds_since(start);
+  result.seconds["map"] += seconds_since(start);
   // Orienting moves whole host groups between hosts: only where every host has as many slots.
   if (o.refine && m.uniform_slots()) {
     start = Clock::now();
@@ -240,7 +241,7 @@ std::vector<int> tree_group_hosts(const CommGraph &padded, const Machine &m, con
     std::iota(host_of_group.begin(), host_of_group.end(), 0);
     orient_groups(padded.quotient(host_of, m.num_hosts()), tree, m, host_of_group);
     for (int &h : host_of) h = host_of_group[static_cast<size_t>(h)];
-    result.seconds["refine"] = seconds_since(start);
+    result.seconds["refine"] += seconds_since(start);
   }
   return host_of;
 }
@@ -274,7 +275,8 @@ std::vector<int> tree_hosts(const CommGraph &padded, const Machine &m, const Map
     return place_groups(padded, rank_runs(m), m, o, result);
   }
   result.groups = "tree";
-  std::vector<int> host_of = tree_group_hosts(padded, m, o, result);
+  int levels = max_coarsening_levels(m);
+  std::vector<int> host_of = tree_group_hosts(padded, m, o, levels, result);
   if (o.groups != GroupChoice::Auto) return host_of;
   // Hop-bytes and the busiest host's off-node bytes, each relative to the tree's
   // groups, summed: a grouping that loads one host's link more must save more
@@ -282,17 +284,34 @@ std::vector<int> tree_hosts(const CommGraph &padded, const Machine &m, const Map
   const Load tree = load_of(padded, m, host_of);
   if (tree.hop_bytes == 0) return host_of;
   double cost = 2;
+  MapResult chosen = result;  // the groups, tree and coarsening of the grouping kept
   auto consider = [&](const char *groups, std::vector<int> other) {
     Load load = load_of(padded, m, other);
     double other_cost = load.hop_bytes / tree.hop_bytes + load.busiest_host / tree.busiest_host;
     if (other_cost >= cost) return;
-    host_of = std::move(other), cost = other_cost, result.groups = groups, result.coarsening_levels = 0;
+    host_of = std::move(other), cost = other_cost;
+    chosen.groups = groups, chosen.tree = result.tree, chosen.coarsening_levels = result.coarsening_levels;
   };
   if (edge_cut(padded, identity_hosts(m)) <= kRunsCutSlack * edge_cut(padded, host_of)) {
     report(o.progress, "placing runs of consecutive ranks");
+    result.coarsening_levels = 0;
     consider("runs", place_groups(padded, rank_runs(m), m, o, result));
   }
-  if (equal_hosts && padded.num_vertices() <= kBothGroupingsUpTo) consider("flat", flat_group_hosts(padded, m, o, result));
+  if (padded.num_vertices() <= kBothGroupingsUpTo) {
+    result.coarsening_levels = 0;
+    if (equal_hosts) consider("flat", flat_group_hosts(padded, m, o, result));
+    // Other walks along a tree: without coarsening, and for rt on a tree of its own
+    // choice, on the neighbor-joining tree too (with and without).
+    MapOptions nj = o;
+    nj.tree = TreeChoice::NeighborJoining;
+    bool other_tree = o.algorithm == "rt" && o.tree == TreeChoice::Auto && chosen.tree != "neighbor-joining";
+    std::vector<std::pair<const MapOptions *, int>> walks;  // options, most coarsening levels
+    if (levels > 0) walks.push_back({&o, 0});
+    if (other_tree) walks.push_back({&nj, levels});
+    if (other_tree && levels > 0) walks.push_back({&nj, 0});
+    for (auto [walk, max_levels] : walks) consider("tree", tree_group_hosts(padded, m, *walk, max_levels, result));
+  }
+  result.groups = chosen.groups, result.tree = chosen.tree, result.coarsening_levels = chosen.coarsening_levels;
   return host_of;
 }
 

@@ -460,8 +460,9 @@ def test_progress():
     check("progress: every stage in order on a terminal", code == 0 and -1 not in found and found == sorted(found),
           shown)
     levels = [s.split(", ")[1] for s in stages if s.startswith("tree walk on ")]
+    # Small graphs: auto walks the tree coarsened and not, each walk counting its levels.
     check("progress: the walk's levels counted (8 hosts: 3 bisections)",
-          levels == ["level 1 of 3", "level 2 of 3", "level 3 of 3"], stages)
+          len(levels) >= 3 and levels == ["level 1 of 3", "level 2 of 3", "level 3 of 3"] * (len(levels) // 3), stages)
     check("progress: stdout is the report alone", json.loads(out)["algorithm"] == "rb", out[:200])
     code, _, shown = on_terminal(*base, env=os.environ)
     check("progress: a quick run shows nothing", code == 0 and shown == "", shown)
