@@ -47,17 +47,19 @@ TreeChoice tree_choice(const std::string &name);
     auto: on graphs above kBothGroupingsUpTo vertices (free slots included),
     runs alone when samples of the ranks show the numbering as local as METIS's
     parts (kRunsSampleWindows); otherwise along the tree; runs too when their
-    cut is at most kRunsCutSlack times the tree's; flat too for small graphs;
-    kept: the lowest hop-bytes plus busiest host's off-node bytes, each
-    relative to the tree's groups. */
+    cut is at most kRunsCutSlack times the tree's; for small graphs flat too,
+    and more walks along a tree (without coarsening; for rt with tree auto,
+    on the neighbor-joining tree too); kept: the lowest hop-bytes plus busiest
+    host's off-node bytes, each relative to the tree's groups. */
 enum class GroupChoice { Auto, Tree, Flat, Runs };
 /** "auto", "tree", "flat", "runs"; Error(INVALID_ARG) for another name. */
 GroupChoice group_choice(const std::string &name);
 
-/** GroupChoice::Auto tries flat on graphs up to this many vertices: there it
-    is cheap (a few ms) and wins on some instances (node-sized groups from one
-    k-way cut beat the hierarchy's uneven splits at 256 processes). Up to this
-    size the groups' graph is also placed several times, the best kept. */
+/** GroupChoice::Auto tries flat and the other walks along a tree on graphs up
+    to this many vertices: there they are cheap (a few ms each) and win on some
+    instances (node-sized groups from one k-way cut beat the hierarchy's uneven
+    splits at 256 processes; docs/benchmarks.md). Up to this size the groups'
+    graph is also placed several times, the best kept. */
 constexpr int kBothGroupingsUpTo = 2048;
 
 /** GroupChoice::Auto tries runs when the bytes between them are at most this

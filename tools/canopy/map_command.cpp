@@ -151,7 +151,8 @@ CommandRunner add_map_command(CLI::App &app) {
                   "ranks per group, the application's own numbering, placed on the tree), or auto (above 2,048 "
                   "vertices runs alone when samples of consecutive ranks show them cutting at most 5% more than "
                   "METIS; otherwise tree; runs too when they cut at most 5% more bytes; for graphs up to 2,048 "
-                  "vertices flat too; kept: the lowest hop-bytes plus busiest host's off-node bytes, each relative "
+                  "vertices flat too, and tree without coarsening and (rt, --tree auto) on the neighbor-joining "
+                  "tree; kept: the lowest hop-bytes plus busiest host's off-node bytes, each relative "
                   "to the tree's groups). Where hosts have unequal slots, runs are as long as the most slots that divide "
                   "every host's (8 and 24: runs of 8), and flat is refused")
       ->check(CLI::IsMember({"auto", "tree", "flat", "runs"}))->capture_default_str();
