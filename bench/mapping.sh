@@ -54,7 +54,7 @@ without() { echo ",$2," | sed "s/,$1,/,/; s/^,//; s/,\$//"; }
 for tool in bin/canopy bin/bench_map bin/bench_gen_mesh; do
   [ -x "$BUILD/$tool" ] || die "$BUILD/$tool not built (cmake --build $BUILD --target canopy_tool bench_map bench_gen_mesh)"
 done
-# (The help read whole: grep -q would close the pipe early, and pipefail count canopy's SIGPIPE.)
+# The help is read whole: grep -q would close the pipe early, and pipefail would count canopy's SIGPIPE.
 if [[ ",$ALGORITHMS," == *,scotch,* && "$("$BUILD/bin/canopy" map --help)" != *scotch* ]]; then
   echo "note: this build's canopy map has no scotch algorithm; Scotch is left out of the comparison" >&2
   ALGORITHMS="$(without scotch "$ALGORITHMS")"

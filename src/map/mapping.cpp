@@ -284,7 +284,11 @@ std::vector<int> tree_hosts(const CommGraph &padded, const Machine &m, const Map
   const Load tree = load_of(padded, m, host_of);
   if (tree.hop_bytes == 0) return host_of;
   double cost = 2;
-  MapResult chosen = result;  // the groups, tree and coarsening of the grouping kept
+  struct {
+    std::string groups, tree;
+    int coarsening_levels;
+  } chosen{result.groups, result.tree, result.coarsening_levels};  // the grouping kept
+  const std::string first_tree = result.tree;
   auto consider = [&](const char *groups, std::vector<int> other) {
     Load load = load_of(padded, m, other);
     double other_cost = load.hop_bytes / tree.hop_bytes + load.busiest_host / tree.busiest_host;
@@ -304,7 +308,7 @@ std::vector<int> tree_hosts(const CommGraph &padded, const Machine &m, const Map
     // choice, on the neighbor-joining tree too (with and without).
     MapOptions nj = o;
     nj.tree = TreeChoice::NeighborJoining;
-    bool other_tree = o.algorithm == "rt" && o.tree == TreeChoice::Auto && chosen.tree != "neighbor-joining";
+    bool other_tree = o.algorithm == "rt" && o.tree == TreeChoice::Auto && first_tree != "neighbor-joining";
     std::vector<std::pair<const MapOptions *, int>> walks;  // options, most coarsening levels
     if (levels > 0) walks.push_back({&o, 0});
     if (other_tree) walks.push_back({&nj, levels});
