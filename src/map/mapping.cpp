@@ -269,8 +269,11 @@ std::vector<int> tree_hosts(const CommGraph &padded, const Machine &m, const Map
     result.groups = "flat";
     return flat_group_hosts(padded, m, o, result);
   }
-  if (o.groups == GroupChoice::Runs || (o.groups == GroupChoice::Auto && padded.num_vertices() > kBothGroupingsUpTo &&
-                                        numbering_is_local(padded, m, o.seed))) {
+  // A run of one rank groups nothing (one slot per host, or hosts whose slots share no divisor): auto
+  // leaves runs out there, which at 32,768 hosts of one slot halves the time for the same mapping.
+  bool runs_group = run_length(m) > 1;
+  if (o.groups == GroupChoice::Runs || (o.groups == GroupChoice::Auto && runs_group &&
+                                        padded.num_vertices() > kBothGroupingsUpTo && numbering_is_local(padded, m, o.seed))) {
     result.groups = "runs";
     return place_groups(padded, rank_runs(m), m, o, result);
   }
@@ -296,7 +299,7 @@ std::vector<int> tree_hosts(const CommGraph &padded, const Machine &m, const Map
     host_of = std::move(other), cost = other_cost;
     chosen.groups = groups, chosen.tree = result.tree, chosen.coarsening_levels = result.coarsening_levels;
   };
-  if (edge_cut(padded, identity_hosts(m)) <= kRunsCutSlack * edge_cut(padded, host_of)) {
+  if (runs_group && edge_cut(padded, identity_hosts(m)) <= kRunsCutSlack * edge_cut(padded, host_of)) {
     report(o.progress, "placing runs of consecutive ranks");
     result.coarsening_levels = 0;
     consider("runs", place_groups(padded, rank_runs(m), m, o, result));
