@@ -162,9 +162,9 @@ std::vector<int> rank_runs(const Machine &m) {
 
 // The host of every padded vertex under the identity placement (vertex v on slot v).
 std::vector<int> identity_hosts(const Machine &m) {
-  std::vector<int> host_of(static_cast<size_t>(m.num_slots()));
-  for (size_t v = 0; v < host_of.size(); ++v) host_of[v] = m.host_of_slot(static_cast<int>(v));
-  return host_of;
+  std::vector<int> order(static_cast<size_t>(m.num_hosts()));
+  std::iota(order.begin(), order.end(), 0);
+  return hosts_in_order(m, order);
 }
 
 // Whether the application's numbering already groups its processes about as
