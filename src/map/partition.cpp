@@ -6,6 +6,7 @@
 #include <cmath>
 #include <numeric>
 #include <queue>
+#include <set>
 #include <string>
 
 #include "common/error.h"
@@ -164,6 +165,15 @@ double edge_cut(const CommGraph &g, const std::vector<int> &part) {
 
 namespace {
 
+std::vector<int> split_by_sides(const CommGraph &g, const std::vector<int> &sizes, const std::vector<int> &side, int seed);
+
+// The sides of the first bisection of k parts: the part list in halves.
+std::vector<int> halves(size_t k) {
+  std::vector<int> side(k);
+  for (size_t p = 0; p < k; ++p) side[p] = p >= k / 2;
+  return side;
+}
+
 // Positive sizes. More than two parts with few vertices each: bisections,
 // recursively over halves of the parts. A bisection: METIS, or SmallBisection for
 // small graphs. Many vertices per part: METIS k-way. METIS results are repaired
@@ -177,15 +187,24 @@ std::vector<int> split(const CommGraph &g, const std::vector<int> &sizes, int se
     repair_balance(g, part, sizes);
     return part;
   }
-  std::vector<int> left(sizes.begin(), sizes.begin() + k / 2), right(sizes.begin() + k / 2, sizes.end());
-  int left_size = std::accumulate(left.begin(), left.end(), 0);
-  std::vector<int> half = split(g, {left_size, n - left_size}, seed), part(static_cast<size_t>(n));
-  for (int side = 0; side < 2; ++side) {
+  return split_by_sides(g, sizes, halves(sizes.size()), seed);
+}
+
+// A bisection into the two sides' sizes, then each side split into its parts.
+std::vector<int> split_by_sides(const CommGraph &g, const std::vector<int> &sizes, const std::vector<int> &side, int seed) {
+  std::vector<int> parts_of[2], sizes_of[2];
+  for (size_t p = 0; p < sizes.size(); ++p) {
+    parts_of[side[p]].push_back(static_cast<int>(p));
+    sizes_of[side[p]].push_back(sizes[p]);
+  }
+  int n = g.num_vertices(), first = std::accumulate(sizes_of[0].begin(), sizes_of[0].end(), 0);
+  std::vector<int> half = split(g, {first, n - first}, seed), part(static_cast<size_t>(n));
+  for (int s = 0; s < 2; ++s) {
     std::vector<int> members;
     for (int v = 0; v < n; ++v)
-      if (half[static_cast<size_t>(v)] == side) members.push_back(v);
-    std::vector<int> sub = split(g.subgraph(members), side ? right : left, seed);
-    for (size_t i = 0; i < members.size(); ++i) part[static_cast<size_t>(members[i])] = sub[i] + (side ? k / 2 : 0);
+      if (half[static_cast<size_t>(v)] == s) members.push_back(v);
+    std::vector<int> sub = split(g.subgraph(members), sizes_of[s], seed);
+    for (size_t i = 0; i < members.size(); ++i) part[static_cast<size_t>(members[i])] = parts_of[s][static_cast<size_t>(sub[i])];
   }
   return part;
 }
@@ -260,20 +279,49 @@ void repair_balance(const CommGraph &g, std::vector<int> &part, const std::vecto
   }
 }
 
-std::vector<int> partition_exact(const CommGraph &g, const std::vector<int> &sizes, int seed) {
+std::vector<int> partition_exact(const CommGraph &g, const std::vector<int> &sizes, int seed, const std::vector<int> &side) {
   int64_t total = std::accumulate(sizes.begin(), sizes.end(), int64_t{0});
   if (total != g.num_vertices() || std::any_of(sizes.begin(), sizes.end(), [](int s) { return s < 0; }))
     throw Error(CANOPY_ERR_INVALID_ARG, "part sizes add up to " + std::to_string(total) + ", the graph has " +
                                             std::to_string(g.num_vertices()) + " vertices");
+  if (!side.empty() && (side.size() != sizes.size() || std::any_of(side.begin(), side.end(), [](int s) { return s != 0 && s != 1; })))
+    throw Error(CANOPY_ERR_INVALID_ARG, "partition: " + std::to_string(side.size()) + " sides for " +
+                                            std::to_string(sizes.size()) + " parts, each side 0 or 1");
   std::vector<int> nonempty;  // METIS wants positive target weights: partition among non-empty parts only
   for (size_t p = 0; p < sizes.size(); ++p)
     if (sizes[p] > 0) nonempty.push_back(static_cast<int>(p));
   if (nonempty.size() <= 1 || g.num_edges() == 0) return sequential_parts(sizes);
-  std::vector<int> compact_sizes;
-  for (int p : nonempty) compact_sizes.push_back(sizes[static_cast<size_t>(p)]);
-  std::vector<int> part = split(g, compact_sizes, seed);
+  std::vector<int> compact_sizes, compact_side;
+  for (int p : nonempty) {
+    compact_sizes.push_back(sizes[static_cast<size_t>(p)]);
+    if (!side.empty()) compact_side.push_back(side[static_cast<size_t>(p)]);
+  }
+  auto on_side_1 = std::count(compact_side.begin(), compact_side.end(), 1);
+  bool by_sides = on_side_1 > 0 && on_side_1 < static_cast<long>(nonempty.size());
+  std::vector<int> part = by_sides ? split_by_sides(g, compact_sizes, compact_side, seed) : split(g, compact_sizes, seed);
   for (int &p : part) p = nonempty[static_cast<size_t>(p)];
   return part;
+}
+
+std::vector<std::vector<int>> other_side_groupings(const std::vector<int> &sizes) {
+  size_t k = sizes.size();
+  std::vector<std::vector<int>> groupings;
+  if (k != 3 && k != 4) return groupings;
+  // The sizes on each side, sorted, the two sides in order: equal for groupings that pair the same sizes.
+  auto paired_sizes = [&](const std::vector<int> &side) {
+    std::vector<int> of[2];
+    for (size_t p = 0; p < k; ++p) of[side[p]].push_back(sizes[p]);
+    for (auto &s : of) std::sort(s.begin(), s.end());
+    if (of[1] < of[0]) std::swap(of[0], of[1]);
+    return std::make_pair(of[0], of[1]);
+  };
+  std::set<std::pair<std::vector<int>, std::vector<int>>> paired{paired_sizes(halves(k))};
+  for (unsigned grouping = 1; grouping + 1 < 1u << k; grouping += 2) {  // part 0 on side 1: each grouping once
+    std::vector<int> side(k);
+    for (size_t p = 0; p < k; ++p) side[p] = (grouping >> p) & 1;
+    if (paired.insert(paired_sizes(side)).second) groupings.push_back(std::move(side));
+  }
+  return groupings;
 }
 
 }  // namespace canopy::map

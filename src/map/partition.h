@@ -13,8 +13,21 @@ namespace canopy::map {
 
 /** Part (0..sizes.size()-1) of every vertex of @p graph, part i holding exactly
     sizes[i] vertices; the sizes must add up to the number of vertices. Minimises
-    the bytes cut (heuristically). Deterministic for a given @p seed. */
-std::vector<int> partition_exact(const CommGraph &graph, const std::vector<int> &sizes, int seed);
+    the bytes cut (heuristically). Deterministic for a given @p seed. With @p side
+    (0 or 1 for each part), first a bisection into the two sides, then each side
+    into its parts; without (or when one side holds no part with vertices), METIS
+    k-way for many vertices per part, else bisections of the part list in halves. */
+std::vector<int> partition_exact(const CommGraph &graph, const std::vector<int> &sizes, int seed,
+                                 const std::vector<int> &side = {});
+
+/** For three or four parts, the sides (0 or 1 for each part, part 0 on side 1)
+    for partition_exact that pair other sizes than the halves of the part list
+    and than each other, each once. Parts of one size are interchangeable to a
+    caller that orients the parts afterwards, so a grouping pairing the same
+    sizes would only be another METIS draw: sizes 8, 24, 8, 24 give three
+    groupings, four equal sizes one (a part against three), three equal none.
+    Empty for other part counts. */
+std::vector<std::vector<int>> other_side_groupings(const std::vector<int> &sizes);
 
 /** Moves vertices until part i holds sizes[i] vertices, each move the one that
     raises the cut least (or lowers it most). With @p distance between the parts

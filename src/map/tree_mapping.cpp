@@ -185,7 +185,13 @@ class TreeWalk {
   // block placement has them (applications number neighbours close: space-
   // filling curves, lexicographic grids); for a bisection the anchored
   // bisection, which sees the outside partners from the start, or for graphs
-  // METIS is too slow for the grown bisection; and METIS with the next seeds.
+  // METIS is too slow for the grown bisection; METIS with the next seeds; and
+  // into three or four children, the groupings of the children into two sides
+  // that pair other sizes (other_side_groupings), each cut as a bisection and
+  // then each side into its children: METIS's cut halves the list of children
+  // in order, which pairs their sizes one way only, and another pairing often
+  // gives the blocks a better shape (hosts with 8 and 24 slots:
+  // docs/mapping-history.md).
   // No cut is always best: anchors steer METIS towards the outside partners
   // but sometimes cost it a clean internal cut, and METIS's cuts vary with the
   // seed. Measured on the benchmark: each added cut lowered torus hop-bytes by
@@ -216,6 +222,7 @@ class TreeWalk {
     if (costs.parts == 2) consider(small ? grown_bisection(sub, costs, sizes) : anchored_bisection(sub, costs, sizes, seed_));
     if (!small)
       for (int i = 1; i <= extra_seeds_; ++i) consider(partition_exact(sub, sizes, seed_ + i));
+    for (const std::vector<int> &side : other_side_groupings(sizes)) consider(partition_exact(sub, sizes, seed_, side));
   }
 
   // Distances between the children, and every vertex's bytes x distance to its

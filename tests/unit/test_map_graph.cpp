@@ -2,6 +2,9 @@
 // MatrixMarket loaders, with their file:line errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <set>
+
 #include "loader_test_helpers.h"
 #include "map/comm_graph.h"
 #include "map/loaders/graph_loaders.h"
@@ -201,6 +204,52 @@ TEST(Partition, ExactSizesAndRepair) {
   EXPECT_EQ(std::count(unbalanced.begin(), unbalanced.end(), 0), 4);
   EXPECT_EQ(unbalanced[4], 1);
   EXPECT_THROW(partition_exact(g, {4, 3}, 1), Error);
+}
+
+TEST(Partition, SidesChooseWhichPartsShareTheFirstBisection) {
+  // Two cliques of 8 and four parts of 4: the first bisection separates the cliques, so the
+  // parts on one side share a clique. In halves of the part list: parts 0 and 1, 2 and 3;
+  // with sides {0, 1, 0, 1}: parts 0 and 2, 1 and 3.
+  CommGraphBuilder b(16);
+  for (int i = 0; i < 8; ++i)
+    for (int j = i + 1; j < 8; ++j) b.add(i, j, 100), b.add(i + 8, j + 8, 100);
+  CommGraph g = b.build();
+  auto clique_of_part = [](const std::vector<int> &part) {
+    std::vector<std::set<int>> cliques(4);
+    for (int v = 0; v < 16; ++v) cliques[static_cast<size_t>(part[static_cast<size_t>(v)])].insert(v / 8);
+    std::vector<int> clique;
+    for (const auto &c : cliques) {
+      EXPECT_EQ(c.size(), 1u);  // no part spans both cliques
+      clique.push_back(*c.begin());
+    }
+    return clique;
+  };
+  std::vector<int> halves = clique_of_part(partition_exact(g, {4, 4, 4, 4}, 1));
+  EXPECT_EQ(halves[0], halves[1]);
+  EXPECT_EQ(halves[2], halves[3]);
+  EXPECT_NE(halves[0], halves[2]);
+  std::vector<int> part = partition_exact(g, {4, 4, 4, 4}, 1, {0, 1, 0, 1});
+  for (int p = 0; p < 4; ++p) EXPECT_EQ(std::count(part.begin(), part.end(), p), 4);
+  std::vector<int> sides = clique_of_part(part);
+  EXPECT_EQ(sides[0], sides[2]);
+  EXPECT_EQ(sides[1], sides[3]);
+  EXPECT_NE(sides[0], sides[1]);
+  // All parts on one side: the halves again. Sides that do not match the parts: an error.
+  EXPECT_EQ(clique_of_part(partition_exact(g, {4, 4, 4, 4}, 1, {1, 1, 1, 1})), halves);
+  EXPECT_THROW(partition_exact(g, {4, 4, 4, 4}, 1, {0, 1}), Error);
+  EXPECT_THROW(partition_exact(g, {4, 4, 4, 4}, 1, {0, 1, 2, 1}), Error);
+}
+
+TEST(Partition, OtherSideGroupingsPairOtherSizesOnce) {
+  // 8, 24, 8, 24: the halves pair {8, 24} with {8, 24}; the others {8, 8} with {24, 24}, and one
+  // part of either size against the rest. Part 0 is always on side 1.
+  std::vector<std::vector<int>> uneven = {{1, 0, 0, 0}, {1, 0, 1, 0}, {1, 1, 1, 0}};
+  EXPECT_EQ(other_side_groupings({8, 24, 8, 24}), uneven);
+  EXPECT_EQ(other_side_groupings({4, 4, 4, 4}), (std::vector<std::vector<int>>{{1, 0, 0, 0}}));
+  EXPECT_TRUE(other_side_groupings({4, 4, 4}).empty());
+  EXPECT_EQ(other_side_groupings({2, 4, 2}), (std::vector<std::vector<int>>{{1, 0, 1}}));  // {2, 2} against {4}
+  EXPECT_TRUE(other_side_groupings({2, 4}).empty());
+  EXPECT_TRUE(other_side_groupings({1, 2, 3, 4, 5}).empty());
 }
 
 TEST(Partition, RepairWithDistancesMovesWhatSavesHopBytes) {
