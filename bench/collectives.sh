@@ -13,7 +13,9 @@
 # WAIT_S seconds, default 600). Every table notes the load average and the priority.
 # Usage: bench/collectives.sh [BUILD_DIR] [OUT_DIR] [RANKS]
 #   COLLECTIVES="bcast reduce" limits the run; METHOD=smp-paper uses the tunable-SMP paper's
-#   methodology (cache purge, barrier, maximum over ranks) instead of OSU's; PLOT=1 adds SVGs.
+#   methodology (cache purge, barrier, maximum over ranks) instead of OSU's; PLOT=1 adds SVGs;
+#   BIND=hwthread binds each rank to a hardware thread where the cores are fewer than the ranks
+#   (default: core). Canopy's parameters pass as usual (CANOPY_COLL_LEADERS_PER_NODE=4 ...).
 set -euo pipefail
 build=${1:-build}
 out=${2:-/tmp/canopy-bench/collectives}
@@ -22,7 +24,7 @@ load_max=${LOAD_MAX:-1.0}
 wait_s=${WAIT_S:-600}
 method=${METHOD:-osu}
 mkdir -p "$out"
-flags=(-np "$ranks" --bind-to core)
+flags=(-np "$ranks" --bind-to "${BIND:-core}")
 [ "$(id -u)" -eq 0 ] && flags+=(--allow-run-as-root)
 priority=()
 if [ "${RT:-1}" = 1 ] && [ "$ranks" -le "$(nproc)" ] && chrt -f 50 true 2>/dev/null; then
@@ -31,7 +33,7 @@ fi
 
 declare -A algorithms=(
   [bcast]=mpi,auto,shm,binomial,knomial,scatter_rd_allgather,chain
-  [allgather]=mpi,auto,recursive_doubling,ring,bruck,leader
+  [allgather]=mpi,auto,recursive_doubling,ring,bruck,leader,multi_leader_p2p,multi_leader_shm
   [barrier]=mpi,auto,dissemination,shm
   [scatter]=mpi,auto,binomial,linear,shm
   [gather]=mpi,auto,binomial,linear,shm

@@ -8,11 +8,12 @@ namespace {
 constexpr long long kAny = -1;
 const char *const kOpenMpi = "open_mpi";
 
-// Rules marked "2 ranks" come from measurements on one node with 2 ranks against Open MPI 4.1.4
+// Rules marked "2 ranks" and "16 ranks" come from measurements on one node with 2 ranks (a
+// 2-core VM) and 16 ranks (a 16-core single-socket Xeon) against Open MPI 4.1.4
 // (docs/benchmarks.md, "Collectives on one node"), so they hold under Open MPI only: where its
 // own collective was faster, they hand the call to it ("mpi"), so that Canopy is never the
-// slower choice there. Other MPIs, and nodes with more ranks, keep the papers' choices until
-// measured.
+// slower choice there. The 16-rank rules serve 3 to 16 ranks and more on one node, measured at
+// 16 only. Other MPIs, and several nodes, keep the papers' choices until measured.
 
 // Starting points from the papers and MPICH/MVAPICH practice, not yet tuned on
 // real clusters: shared memory inside a node, hierarchical across nodes when
@@ -33,10 +34,13 @@ const std::vector<Rule> kBcastRules = {
 // aggregation for small blocks, with shared memory for medium ones, and the conventional ring
 // for large ones (the hierarchy's extra copies cost about 5% there). The 1 KiB and 16 KiB
 // borders are reasoned (16 KiB x 8 ranks of a socket fit the default 256 KiB segment in
-// one stage), not yet measured on a 16-core node. A single node keeps the flat algorithms:
-// the paper measured none.
+// one stage), not yet measured across nodes. A single node under Open MPI takes the node's
+// shared segment (one leader group per socket) up to 32 KiB, as measured at 16 ranks on one
+// socket; under other MPIs it keeps the flat algorithms, which the paper used there.
 const std::vector<Rule> kAllgatherRules = {
     {{}, {1, 1}, {2, 2}, {}, "mpi", kOpenMpi},  // 2 ranks: one exchange; the library's was fastest at every size
+    {{}, {1, 1}, {3, kAny}, {0, 32768}, "multi_leader_shm", kOpenMpi},  // 16 ranks: 0.32-0.87x
+    {{}, {1, 1}, {3, kAny}, {}, "mpi", kOpenMpi},  // 16 ranks: multi_leader_shm 1.0-1.09x, recursive doubling 1.0-1.05x
     {{}, {2, kAny}, {2, kAny}, {0, 1023}, "multi_leader_p2p"},
     {{}, {2, kAny}, {2, kAny}, {1024, 16383}, "multi_leader_shm"},
     {{}, {}, {}, {0, 8191}, "recursive_doubling"},
@@ -44,6 +48,7 @@ const std::vector<Rule> kAllgatherRules = {
 };
 const std::vector<Rule> kBarrierRules = {
     {{}, {1, 1}, {2, 2}, {}, "mpi", kOpenMpi},  // 2 ranks: shm and the library's within 5%
+    {{}, {1, 1}, {3, kAny}, {}, "mpi", kOpenMpi},  // 16 ranks: shm 1.07x, dissemination 1.19x
     {{1, 1}, {}, {}, {}, "dissemination"},
     {{}, {}, {2, kAny}, {}, "shm"},
     {{}, {}, {}, {}, "dissemination"},
@@ -55,6 +60,8 @@ const std::vector<Rule> kBarrierRules = {
 // reduce-scatter + gather/allgather for bandwidth.
 const std::vector<Rule> kReduceRules = {
     {{}, {1, 1}, {2, 2}, {}, "mpi", kOpenMpi},  // 2 ranks: one send and one combine; the library's was faster
+    {{}, {1, 1}, {3, kAny}, {0, 32768}, "mpi", kOpenMpi},  // 16 ranks: binomial 0.95-1.38x, shm 1.4-5.3x
+    {{}, {1, 1}, {3, kAny}, {}, "binomial", kOpenMpi},     // 16 ranks: 0.49-0.79x from 64 KiB
     {{1, 1}, {}, {}, {}, "binomial"},
     {{}, {1, 1}, {}, {0, 65535}, "shm"},
     {{}, {2, kAny}, {2, kAny}, {}, "two_level"},
@@ -66,6 +73,9 @@ const std::vector<Rule> kAllreduceRules = {
     {{}, {1, 1}, {2, 2}, {2048, 32767}, "shm", kOpenMpi},                 // 2 ranks: 0.5-0.8x from 4 KiB
     {{}, {1, 1}, {2, 2}, {32768, 262143}, "recursive_doubling", kOpenMpi},  // 2 ranks: 0.6-0.85x
     {{}, {1, 1}, {2, 2}, {}, "ring", kOpenMpi},                          // 2 ranks: 0.86-0.95x
+    {{}, {1, 1}, {3, kAny}, {0, 2048}, "mpi", kOpenMpi},      // 16 ranks: recursive doubling 1.0-1.2x, shm 1.06-1.8x
+    {{}, {1, 1}, {3, kAny}, {2049, 32768}, "shm", kOpenMpi},  // 16 ranks: 0.63-0.83x
+    {{}, {1, 1}, {3, kAny}, {}, "mpi", kOpenMpi},             // 16 ranks: reduce_scatter_allgather 1.01-1.17x
     {{1, 1}, {}, {}, {}, "recursive_doubling"},
     {{}, {1, 1}, {}, {0, 65535}, "shm"},
     {{}, {2, kAny}, {2, kAny}, {}, "two_level"},
@@ -86,6 +96,20 @@ const std::vector<Rule> kRootedRules = {
     {{}, {}, {}, {0, 16383}, "binomial"},
     {{}, {}, {}, {}, "linear"},
 };
+std::vector<Rule> before_rooted(std::vector<Rule> rules) {
+  rules.insert(rules.end(), kRootedRules.begin(), kRootedRules.end());
+  return rules;
+}
+const std::vector<Rule> kScatterRules = before_rooted({
+    {{}, {1, 1}, {3, kAny}, {0, 256}, "shm", kOpenMpi},         // 16 ranks: 0.52-0.90x
+    {{}, {1, 1}, {3, kAny}, {257, 16384}, "linear", kOpenMpi},  // 16 ranks: 0.46-0.73x
+    {{}, {1, 1}, {3, kAny}, {}, "mpi", kOpenMpi},               // 16 ranks: linear 1.01-1.03x
+});
+const std::vector<Rule> kGatherRules = before_rooted({
+    {{}, {1, 1}, {3, kAny}, {0, 256}, "linear", kOpenMpi},    // 16 ranks: 0.41-0.72x (512 B: 1.61x)
+    {{}, {1, 1}, {3, kAny}, {257, 16384}, "shm", kOpenMpi},   // 16 ranks: 0.40-0.73x
+    {{}, {1, 1}, {3, kAny}, {}, "mpi", kOpenMpi},             // 16 ranks: binomial 1.17-1.23x, shm 1.5-3.7x
+});
 // Alltoall (bytes: one block, i.e. what one rank sends one other). The paper keeps shared
 // memory to one node and measured pairwise exchange as better across nodes even for small
 // blocks; MPICH/MVAPICH aggregate per node (message count nodes^2, not p^2) and use Bruck
@@ -93,6 +117,8 @@ const std::vector<Rule> kRootedRules = {
 const std::vector<Rule> kAlltoallRules = {
     {{}, {1, 1}, {2, 2}, {0, 8191}, "shm", kOpenMpi},  // 2 ranks: 0.6-1.0x up to 8 KiB blocks
     {{}, {1, 1}, {2, 2}, {}, "mpi", kOpenMpi},
+    {{}, {1, 1}, {3, kAny}, {0, 1024}, "shm", kOpenMpi},  // 16 ranks: 0.27-0.59x
+    {{}, {1, 1}, {3, kAny}, {}, "mpi", kOpenMpi},         // 16 ranks: shm 0.92-2.2x, pairwise 0.9-1.7x
     {{}, {1, 1}, {}, {0, 4095}, "shm"},
     {{}, {2, kAny}, {2, kAny}, {0, 256}, "hierarchical"},
     {{8, kAny}, {}, {}, {0, 256}, "bruck"},
@@ -138,8 +164,8 @@ const std::vector<Rule> &builtin_rules(Collective coll) {
     case Collective::Bcast: return kBcastRules;
     case Collective::Allgather: return kAllgatherRules;
     case Collective::Barrier: return kBarrierRules;
-    case Collective::Scatter:
-    case Collective::Gather: return kRootedRules;
+    case Collective::Scatter: return kScatterRules;
+    case Collective::Gather: return kGatherRules;
     case Collective::Alltoall: return kAlltoallRules;
     case Collective::Reduce: return kReduceRules;
     case Collective::Allreduce: return kAllreduceRules;

@@ -111,10 +111,19 @@ void alltoall(Segment &seg, const char *send, size_t block, char *recv) {
 namespace {
 
 // Rank r combines element slice r of every rank's part into part 0, ranks in node order, so
-// each element has one fixed combination order whoever reads it.
+// each element has one fixed combination order whoever reads it. Slices are whole 128-byte
+// line pairs where the element size divides 128, so no two ranks write one line (16 ranks
+// sharing the lines of a 128 B-1 KiB message took 3-10 times as long, docs/benchmarks.md);
+// small messages are then combined by fewer ranks.
 void combine_my_slice(Segment &seg, size_t part, size_t len, const Reduction &op) {
+  constexpr size_t kLinePair = 128;
   size_t elems = len / op.elem_bytes, ranks = static_cast<size_t>(seg.size());
-  size_t each = (elems + ranks - 1) / ranks, first = std::min(elems, static_cast<size_t>(seg.rank()) * each);
+  size_t each = (elems + ranks - 1) / ranks;
+  if (kLinePair % op.elem_bytes == 0) {
+    size_t per_line = kLinePair / op.elem_bytes;
+    each = (each + per_line - 1) / per_line * per_line;
+  }
+  size_t first = std::min(elems, static_cast<size_t>(seg.rank()) * each);
   size_t off = first * op.elem_bytes, bytes = std::min(each, elems - first) * op.elem_bytes;
   char *acc = seg.area() + off;
   for (size_t j = 1; j < ranks; ++j) op.apply(acc, acc, seg.area() + j * part + off, bytes);

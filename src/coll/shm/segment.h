@@ -2,9 +2,9 @@
 //
 // Layout (every flag on its own cache-line pair, so a writer never invalidates
 // the line another rank polls):
-//   line 0            arrived   Group_sync counter (fetch_add by every rank)
-//   line 1 + 2r       posted[r]   written only by rank r: "slot sequence numbers below this are filled"
-//   line 2 + 2r       consumed[r] written only by rank r: "I no longer need slots below this"
+//   line 3r           posted[r]   written only by rank r: "slot sequence numbers below this are filled"
+//   line 3r + 1       consumed[r] written only by rank r: "I no longer need slots below this"
+//   line 3r + 2       synced[r]   written only by rank r: "I reached this Group_sync round"
 //   page-aligned      data area: `buffers` slots of `buffer_bytes` each
 //
 // Slots are addressed by a sequence number g that every rank advances the same
@@ -60,13 +60,14 @@ class Segment {
   void wait_posted(int peer, uint64_t value) const;
   /** consumed[me] = @p value (release); values never go down. */
   void consume(uint64_t value);
-  /** Full barrier of the node's ranks through the arrived counter. */
+  /** Full barrier of the node's ranks: dissemination over the synced flags. */
   void group_sync();
 
  private:
   std::atomic<uint64_t> *line(size_t index) const;
-  std::atomic<uint64_t> *posted_flag(int r) const { return line(1 + 2 * static_cast<size_t>(r)); }
-  std::atomic<uint64_t> *consumed_flag(int r) const { return line(2 + 2 * static_cast<size_t>(r)); }
+  std::atomic<uint64_t> *posted_flag(int r) const { return line(3 * static_cast<size_t>(r)); }
+  std::atomic<uint64_t> *consumed_flag(int r) const { return line(3 * static_cast<size_t>(r) + 1); }
+  std::atomic<uint64_t> *synced_flag(int r) const { return line(3 * static_cast<size_t>(r) + 2); }
 
   SegmentConfig config_;
   MPI_Win win_ = MPI_WIN_NULL;
