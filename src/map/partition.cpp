@@ -12,14 +12,13 @@
 #include "common/error.h"
 
 namespace canopy::map {
-namespace {
-
-// Vertices in order, parts filled one after another: for graphs METIS has nothing to cut in.
 std::vector<int> sequential_parts(const std::vector<int> &sizes) {
   std::vector<int> part;
   for (size_t p = 0; p < sizes.size(); ++p) part.insert(part.end(), static_cast<size_t>(sizes[p]), static_cast<int>(p));
   return part;
 }
+
+namespace {
 
 // Graphs this small are split here: METIS's fixed cost per call (about 0.1 ms)
 // would dominate the thousands of small splits of tree and intra-node mapping.

@@ -20,6 +20,9 @@ namespace canopy::map {
 std::vector<int> partition_exact(const CommGraph &graph, const std::vector<int> &sizes, int seed,
                                  const std::vector<int> &side = {});
 
+/** Vertices in order, parts filled one after another (sizes[0] vertices in part 0, ...). */
+std::vector<int> sequential_parts(const std::vector<int> &sizes);
+
 /** For three or four parts, the sides (0 or 1 for each part, part 0 on side 1)
     for partition_exact that pair other sizes than the halves of the part list
     and than each other, each once. Parts of one size are interchangeable to a

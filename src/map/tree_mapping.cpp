@@ -169,15 +169,30 @@ class TreeWalk {
     if (t.children.size() > 1) {
       std::vector<int> sizes;
       for (int c : t.children) sizes.push_back(node_capacity_[static_cast<size_t>(c)]);
-      CommGraph sub = g_.subgraph(vertices, scratch_);
-      part = partition_exact(sub, sizes, seed_);
-      if (distance_) dual_split(sub, split_costs(node, vertices), sizes, part);
+      if (single_places(t)) {
+        part = sequential_parts(sizes);
+      } else {
+        CommGraph sub = g_.subgraph(vertices, scratch_);
+        part = partition_exact(sub, sizes, seed_);
+        if (distance_) dual_split(sub, split_costs(node, vertices), sizes, part);
+      }
     }
     for (size_t i = 0; i < vertices.size(); ++i) {
       int child = t.children[static_cast<size_t>(part[i])];
       domain_of_[static_cast<size_t>(vertices[i])] = child;
       members_[static_cast<size_t>(child)].push_back(vertices[i]);
     }
+  }
+
+  // Without distances, children that are single places (the cores under a
+  // node's package) are interchangeable: the walk's cost sees only which
+  // vertices share a tree node, and each of these holds one vertex, so every
+  // assignment costs the same and none is searched for (half the intra-node
+  // mapping's time on 16-slot hosts was spent cutting packages into cores).
+  bool single_places(const TreeNode &t) const {
+    return !distance_ && std::all_of(t.children.begin(), t.children.end(), [&](int c) {
+             return tree_.nodes[static_cast<size_t>(c)].children.empty() && node_capacity_[static_cast<size_t>(c)] <= 1;
+           });
   }
 
   // Several cuts, each oriented and refined (refine_split), and the cheapest
