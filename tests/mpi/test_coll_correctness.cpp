@@ -5,7 +5,7 @@
 // virtual node layouts imposed with CANOPY_HOSTMAP (real, even, uneven, cyclic,
 // one rank per host); communicators from MPI_Comm_dup and from MPI_Comm_split
 // with reversed rank order.
-// Usage: mpirun -np N test_coll_correctness SCRATCH_DIR [--quick]
+// Usage: mpirun -np N test_coll_correctness [SCRATCH_DIR] [--quick]   (SCRATCH_DIR: default /tmp)
 #include <mpi.h>
 #include <unistd.h>
 
@@ -125,8 +125,13 @@ int main(int argc, char **argv) {
   Context ctx;
   MPI_Comm_rank(MPI_COMM_WORLD, &ctx.world_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ctx.world_size);
-  std::string dir = argc > 1 ? argv[1] : "/tmp";
-  ctx.quick = argc > 2 && std::string(argv[2]) == "--quick";
+  std::string dir = "/tmp";  // for the host maps
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--quick")
+      ctx.quick = true;
+    else
+      dir = argv[i];
+  }
   MPI_Datatype triple;
   MPI_Type_contiguous(3, MPI_INT, &triple);
   MPI_Type_commit(&triple);
