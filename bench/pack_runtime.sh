@@ -40,7 +40,7 @@ for path in "$libdir" "$pkgdatadir" "$sysconfdir" "$prefix/bin/orterun" "$prefix
 done
 # The libraries every packed ELF file loads, but glibc's and the C++ runtime (the machine's own).
 find "$dir" -type f -print0 | while IFS= read -r -d '' f; do
-  if file -b "$f" | grep -q '^ELF'; then ldd "$f" 2>/dev/null || true; fi
+  if [ "$(head -c 4 "$f" | od -An -tx1 | tr -d ' \n')" = 7f454c46 ]; then ldd "$f" 2>/dev/null || true; fi
 done | awk '/=> \//{print $3}' | sort -u |
   grep -v -E '/(libc|libm|libpthread|libdl|librt|libresolv|libstdc\+\+|libgcc_s)\.so' |
   while read -r lib; do cp -L "$lib" "$dir/lib/"; done
