@@ -84,6 +84,7 @@ void HopTable::compact(const topo::Topology &topo, const std::vector<int> &hosts
       longest += farthest;
     }
     if (longest > std::numeric_limits<uint16_t>::max()) throw Error(CANOPY_ERR_ROUTE, "route longer than 65535 links");
+    fewest_links_ = n_ > 1 ? 2 : 0;  // two hosts on one router
     return;
   }
   // One row per leaf switch (a host with none has its own), from the switch's first host.
@@ -105,6 +106,11 @@ void HopTable::compact(const topo::Topology &topo, const std::vector<int> &hosts
       to_first = lft ? checked_links(topo::find_route(topo, from, to).links(), topo, from, to) : 2;
     }
   }
+  // A 0 in a row is its own host's (two different hosts are at least a link apart).
+  uint16_t fewest = std::numeric_limits<uint16_t>::max();
+  for (uint16_t links : rows_)
+    if (links > 0) fewest = std::min(fewest, links);
+  fewest_links_ = n_ > 1 ? fewest : 0;
 }
 
 HopTable HopTable::from_matrix(std::vector<uint16_t> matrix, size_t n) {
@@ -114,6 +120,10 @@ HopTable HopTable::from_matrix(std::vector<uint16_t> matrix, size_t n) {
   HopTable table;
   table.n_ = n;
   table.rows_ = std::move(matrix);
+  table.fewest_links_ = n > 1 ? std::numeric_limits<uint16_t>::max() : 0;
+  for (size_t a = 0; a < n; ++a)
+    for (size_t b = 0; b < n; ++b)
+      if (a != b) table.fewest_links_ = std::min<int>(table.fewest_links_, table.rows_[a * n + b]);
   return table;
 }
 

@@ -44,7 +44,29 @@ class HopTable {
     for (size_t d = 0; d < dims_; ++d, ring += ring_stride_) links += ring[std::abs(ca[d] - cb[d])];
     return links;
   }
+  /** The links from host a: from(a)(b) == (*this)(a, b), a's row found once
+      for many lookups. */
+  class From {
+   public:
+    int operator()(int b) const { return row_ ? (b == own_ ? 0 : row_[b]) : (*table_)(a_, b); }
+
+   private:
+    friend class HopTable;
+    From(const HopTable *table, int a, const uint16_t *row, int own) : table_(table), a_(a), row_(row), own_(own) {}
+    const HopTable *table_;
+    int a_;
+    const uint16_t *row_;  // null on a torus
+    int own_;              // the entry of a row per leaf switch that is a's own (-1 in the matrix)
+  };
+  From from(int a) const {
+    size_t ua = static_cast<size_t>(a);
+    if (dims_ > 0) return {this, a, nullptr, -1};
+    if (row_of_.empty()) return {this, a, &rows_[ua * n_], -1};
+    return {this, a, &rows_[row_of_[ua] * n_], a};
+  }
   size_t size() const { return n_; }
+  /** The fewest links between two different hosts (0 with fewer than two hosts). */
+  int fewest_links() const { return fewest_links_; }
   /** Memory the table holds. */
   size_t bytes() const;
 
@@ -54,6 +76,7 @@ class HopTable {
   void compact(const topo::Topology &topo, const std::vector<int> &hosts);
 
   size_t n_ = 0;
+  int fewest_links_ = 0;
   // The matrix (row_of_ empty, dims_ 0), or one row per leaf switch: row row_of_[a]
   // holds the links from host a's switch to every host (a == b aside).
   std::vector<uint32_t> row_of_;

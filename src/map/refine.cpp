@@ -1,6 +1,7 @@
 // Refinement: pairwise swaps between hosts that lower inter-node hop-bytes and
 // never raise the busiest host's off-node bytes.
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <tuple>
 #include <utility>
@@ -12,16 +13,20 @@ namespace {
 
 class Refiner {
  public:
-  // bytes[v]: all bytes of vertex v.
-  Refiner(const CommGraph &g, const Machine &m, std::vector<int> &host_of, const std::vector<double> &bytes)
-      : g_(g), m_(m), host_of_(host_of), bytes_(bytes), members_(static_cast<size_t>(m.num_hosts())),
-        position_(host_of.size()), partner_bytes_(host_of.size(), 0), here_(host_of.size(), 0),
-        off_node_(off_node_bytes(g, m, host_of)) {
+  // bytes[v]: all bytes of vertex v. prune: as refine_hosts.
+  Refiner(const CommGraph &g, const Machine &m, std::vector<int> &host_of, const std::vector<double> &bytes, bool prune)
+      : g_(g), m_(m), host_of_(host_of), bytes_(bytes), prune_(prune), fewest_links_(m.hop_table().fewest_links()),
+        first_(static_cast<size_t>(m.num_hosts()) + 1, 0), members_(host_of.size()), slot_of_(host_of.size()),
+        partner_bytes_(host_of.size(), 0), off_node_(off_node_bytes(g, m, host_of)), checked_at_(host_of.size(), 0),
+        changed_at_(static_cast<size_t>(m.num_hosts()), 0) {
+    for (int h : host_of) ++first_[static_cast<size_t>(h) + 1];
+    std::partial_sum(first_.begin(), first_.end(), first_.begin());
+    std::vector<size_t> next(first_.begin(), first_.end() - 1);
     for (size_t v = 0; v < host_of.size(); ++v) {
-      auto &list = members_[static_cast<size_t>(host_of[v])];
-      position_[v] = static_cast<int>(list.size());
-      list.push_back(static_cast<int>(v));
-      here_[v] = cost(static_cast<int>(v), host_of[v]);
+      size_t slot = next[static_cast<size_t>(host_of[v])]++;
+      slot_of_[v] = slot;
+      members_[slot].vertex = static_cast<int>(v);
+      update(static_cast<int>(v));
     }
     off_node_limit_ = *std::max_element(off_node_.begin(), off_node_.end());
   }
@@ -34,40 +39,86 @@ class Refiner {
   }
 
  private:
+  // A vertex as its host's member: what it costs where it is, and the parts of a
+  // lower bound on what it would cost on another host h, `apart` links from its
+  // own: apart x inside (its partners on its host stay there) + spread.
+  struct Member {
+    int vertex;
+    double here;    // cost(vertex, its host)
+    double inside;  // bytes of its edges to the other vertices on its host
+    double spread;  // fewest links x its off-node bytes beyond those to its largest partner host
+  };
+
   // Bytes x links of v's edges if v were on `host` (partners where they are now).
   double cost(int v, int host) const {
     double sum = 0;
+    HopTable::From links = m_.hop_table().from(host);
     for (int64_t i = g_.row_begin(v); i < g_.row_end(v); ++i)
-      sum += g_.weight(i) * m_.hops(host, host_of_[static_cast<size_t>(g_.neighbor(i))]);
+      sum += g_.weight(i) * links(host_of_[static_cast<size_t>(g_.neighbor(i))]);
     return sum;
   }
 
+  // The best swap of v with a vertex on the host of one of its partners, as
+  // costing every such pair would find it, with less costing:
+  // - v is not looked at again until a swap has changed its host or one of its
+  //   partners' hosts (what a swap with them would gain);
+  // - a pair is costed only where a lower bound on its cost (v's partners on its
+  //   host stay there, u's on its host too, the rest cost at least the fewest
+  //   links) does not rule it out.
   double improve(int v) {
     int h = host_of_[static_cast<size_t>(v)];
-    double here = here_[static_cast<size_t>(v)];
+    const Member &mv = members_[slot_of_[static_cast<size_t>(v)]];
+    double here = mv.here;
     if (here == 0) return 0;
+    long &checked = checked_at_[static_cast<size_t>(v)];
+    candidates_.clear();  // the hosts of v's partners but h, with v's bytes to each
+    bool unchanged = checked > changed_at_[static_cast<size_t>(h)];
+    for (int64_t i = g_.row_begin(v); i < g_.row_end(v); ++i) {
+      int target = host_of_[static_cast<size_t>(g_.neighbor(i))];
+      if (target == h) continue;
+      auto it = std::find_if(candidates_.begin(), candidates_.end(), [&](const auto &c) { return c.first == target; });
+      if (it == candidates_.end()) {
+        it = candidates_.insert(candidates_.end(), {target, 0.0});
+        unchanged = unchanged && checked > changed_at_[static_cast<size_t>(target)];
+      }
+      it->second += g_.weight(i);
+    }
+    if (prune_ && unchanged) return 0;
     for (int64_t i = g_.row_begin(v); i < g_.row_end(v); ++i) partner_bytes_[static_cast<size_t>(g_.neighbor(i))] = g_.weight(i);
     double best = -1e-9 * here;  // only real improvements
     int best_u = -1;
-    candidates_.clear();
-    for (int64_t i = g_.row_begin(v); i < g_.row_end(v); ++i) {
-      int target = host_of_[static_cast<size_t>(g_.neighbor(i))];
-      if (target != h && std::find(candidates_.begin(), candidates_.end(), target) == candidates_.end()) candidates_.push_back(target);
-    }
-    for (int target : candidates_) {
-      double v_delta = cost(v, target) - here, apart = m_.hops(h, target);
-      for (int u : members_[static_cast<size_t>(target)]) {
-        // v and u trade hosts; an edge between them keeps its length, which both deltas miscount.
-        double u_here = here_[static_cast<size_t>(u)], shared = 2 * partner_bytes_[static_cast<size_t>(u)] * apart;
-        // cost(u, h) >= 0: when even 0 there would not beat the best, skip computing it. Exact (rounding
-        // is monotone, the sum is formed in the same order), and most u are skipped.
-        if (v_delta - u_here + shared >= best) continue;
-        double delta = v_delta + cost(u, h) - u_here + shared;
-        if (delta < best && within_limit(off_node_after_swap(v, u))) best = delta, best_u = u;
+    for (auto [target, bytes_there] : candidates_) {
+      double apart = m_.hops(h, target);
+      // v and u trade hosts; an edge between them keeps its length, which both deltas miscount.
+      auto shared = [&](const Member &mu) { return 2 * partner_bytes_[static_cast<size_t>(mu.vertex)] * apart; };
+      // True when the swap with mu cannot beat the best even if u costs its least on h and v
+      // v_part + here on target. The margin, relative to every term, is far above rounding,
+      // so that no swap the costing would take is ruled out.
+      auto ruled_out = [&](double v_part, const Member &mu) {
+        double floor = v_part + apart * mu.inside + mu.spread - mu.here + shared(mu);
+        return prune_ && floor >= best + 1e-9 * (floor + 2 * (here + mu.here) + std::abs(v_part));
+      };
+      // v's least cost on target: its partners on h at the links back, those on neither host at the fewest.
+      double v_floor = m_.hops(target, h) * mv.inside +
+                       fewest_links_ * (bytes_[static_cast<size_t>(v)] - mv.inside - bytes_there) - here;
+      unruled_.clear();
+      for (size_t s = first_[static_cast<size_t>(target)]; s < first_[static_cast<size_t>(target) + 1]; ++s)
+        if (!ruled_out(v_floor, members_[s])) unruled_.push_back(s);
+      if (unruled_.empty()) continue;
+      double v_delta = cost(v, target) - here;
+      for (size_t s : unruled_) {
+        const Member &mu = members_[s];
+        if (ruled_out(v_delta, mu)) continue;
+        double delta = v_delta + cost(mu.vertex, h) - mu.here + shared(mu);
+        if (delta < best && within_limit(off_node_after_swap(v, mu.vertex))) best = delta, best_u = mu.vertex;
       }
     }
     for (int64_t i = g_.row_begin(v); i < g_.row_end(v); ++i) partner_bytes_[static_cast<size_t>(g_.neighbor(i))] = 0;
-    if (best_u < 0) return 0;
+    if (best_u < 0) {
+      checked = swaps_ + 1;  // after every change so far
+      return 0;
+    }
+    ++swaps_;
     swap(v, best_u);
     return -best;
   }
@@ -107,33 +158,58 @@ class Refiner {
     int hv = host_of_[static_cast<size_t>(v)], hu = host_of_[static_cast<size_t>(u)];
     // Before host_of_ changes: off_node_after_swap reads where v and u are now.
     std::tie(off_node_[static_cast<size_t>(hv)], off_node_[static_cast<size_t>(hu)]) = off_node_after_swap(v, u);
-    int pv = position_[static_cast<size_t>(v)], pu = position_[static_cast<size_t>(u)];
-    members_[static_cast<size_t>(hv)][static_cast<size_t>(pv)] = u;
-    members_[static_cast<size_t>(hu)][static_cast<size_t>(pu)] = v;
-    position_[static_cast<size_t>(v)] = pu;
-    position_[static_cast<size_t>(u)] = pv;
+    std::swap(slot_of_[static_cast<size_t>(v)], slot_of_[static_cast<size_t>(u)]);
+    members_[slot_of_[static_cast<size_t>(v)]].vertex = v;
+    members_[slot_of_[static_cast<size_t>(u)]].vertex = u;
     host_of_[static_cast<size_t>(v)] = hu;
     host_of_[static_cast<size_t>(u)] = hv;
-    for (int x : {v, u}) {  // the cost where they are changed for both and their partners
-      here_[static_cast<size_t>(x)] = cost(x, host_of_[static_cast<size_t>(x)]);
-      for (int64_t i = g_.row_begin(x); i < g_.row_end(x); ++i) {
-        int y = g_.neighbor(i);
-        here_[static_cast<size_t>(y)] = cost(y, host_of_[static_cast<size_t>(y)]);
-      }
+    for (int x : {v, u}) {  // changed for both and their partners
+      update(x);
+      for (int64_t i = g_.row_begin(x); i < g_.row_end(x); ++i) update(g_.neighbor(i));
     }
+  }
+
+  // x's Member entry from where its partners are now.
+  void update(int x) {
+    int host = host_of_[static_cast<size_t>(x)];
+    Member &mx = members_[slot_of_[static_cast<size_t>(x)]];
+    changed_at_[static_cast<size_t>(host)] = swaps_;
+    mx.here = cost(x, host);
+    mx.inside = 0;
+    partner_hosts_.clear();
+    for (int64_t i = g_.row_begin(x); i < g_.row_end(x); ++i) {
+      int y = host_of_[static_cast<size_t>(g_.neighbor(i))];
+      if (y == host) {
+        mx.inside += g_.weight(i);
+        continue;
+      }
+      auto it = std::find_if(partner_hosts_.begin(), partner_hosts_.end(), [&](const auto &p) { return p.first == y; });
+      if (it == partner_hosts_.end()) it = partner_hosts_.insert(partner_hosts_.end(), {y, 0.0});
+      it->second += g_.weight(i);
+    }
+    double largest = 0;
+    for (const auto &p : partner_hosts_) largest = std::max(largest, p.second);
+    mx.spread = fewest_links_ * (bytes_[static_cast<size_t>(x)] - mx.inside - largest);
   }
 
   const CommGraph &g_;
   const Machine &m_;
   std::vector<int> &host_of_;
-  const std::vector<double> &bytes_;       // all bytes of each vertex
-  std::vector<std::vector<int>> members_;  // vertices on each host
-  std::vector<int> position_;              // index of each vertex in its host's list
-  std::vector<double> partner_bytes_;      // bytes to the vertex being improved
-  std::vector<double> here_;               // cost(v, host of v), kept current through swaps
-  std::vector<double> off_node_;           // bytes of the cut edges at each host, kept current
-  double off_node_limit_ = 0;              // no swap takes a host above this
-  std::vector<int> candidates_;
+  const std::vector<double> &bytes_;  // all bytes of each vertex
+  const bool prune_;
+  const double fewest_links_;         // between two hosts
+  std::vector<size_t> first_;         // host h's members are members_[first_[h], first_[h + 1])
+  std::vector<Member> members_;       // kept current through swaps
+  std::vector<size_t> slot_of_;       // index of each vertex in members_
+  std::vector<double> partner_bytes_;  // bytes to the vertex being improved
+  std::vector<double> off_node_;       // bytes of the cut edges at each host, kept current
+  double off_node_limit_ = 0;          // no swap takes a host above this
+  std::vector<std::pair<int, double>> candidates_, partner_hosts_;  // (host, bytes to it)
+  std::vector<size_t> unruled_;  // members of the target host a bound does not rule out
+  // Swaps so far; for each vertex, the count after which it was last looked at
+  // without a swap found, and for each host the count at its last change.
+  long swaps_ = 0;
+  std::vector<long> checked_at_, changed_at_;
 };
 
 }  // namespace
@@ -156,7 +232,7 @@ std::vector<double> off_node_bytes(const CommGraph &g, const Machine &m, const s
   return bytes;
 }
 
-double refine_hosts(const CommGraph &g, const Machine &m, std::vector<int> &host_of, int max_passes) {
+double refine_hosts(const CommGraph &g, const Machine &m, std::vector<int> &host_of, int max_passes, bool prune) {
   if (m.num_hosts() < 2) return 0;
   std::vector<int> order(static_cast<size_t>(g.num_vertices()));
   std::iota(order.begin(), order.end(), 0);
@@ -164,7 +240,7 @@ double refine_hosts(const CommGraph &g, const Machine &m, std::vector<int> &host
   for (int v = 0; v < g.num_vertices(); ++v) bytes[static_cast<size_t>(v)] = g.vertex_bytes(v);
   order.erase(std::remove_if(order.begin(), order.end(), [&](int v) { return bytes[static_cast<size_t>(v)] == 0; }), order.end());
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return bytes[static_cast<size_t>(a)] > bytes[static_cast<size_t>(b)]; });
-  Refiner refiner(g, m, host_of, bytes);
+  Refiner refiner(g, m, host_of, bytes, prune);
   double total = 0, remaining = inter_node_hop_bytes(g, m, host_of);
   for (int p = 0; p < max_passes && remaining > 0; ++p) {
     double gained = refiner.pass(order);

@@ -4,6 +4,8 @@
 // block) on random graphs and allocations with fixed seeds.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <set>
@@ -226,15 +228,25 @@ TEST(Metrics, LinkLoadsFollowTheForwardingTables) {
   EXPECT_THROW(evaluate(p, {0, 0}), Error);
 }
 
-// Every pair of hosts, in the matrix and in the compact form: the hops are the links of the route the fabric uses.
+// Every pair of hosts, in the matrix and in the compact form, looked up by pair and
+// from a host's row: the hops are the links of the route the fabric uses. The
+// fewest links between two hosts: the matrix's are the fewest, the compact
+// form's no more.
 void expect_route_lengths(const topo::Topology &topo, const std::vector<int> &hosts) {
   HopTable matrix(topo, hosts), compact(topo, hosts, 0);
+  int fewest = std::numeric_limits<int>::max();
   for (size_t a = 0; a < hosts.size(); ++a)
     for (size_t b = 0; b < hosts.size(); ++b) {
       int links = a == b ? 0 : topo::find_route(topo, hosts[a], hosts[b]).links(), i = static_cast<int>(a), j = static_cast<int>(b);
-      ASSERT_EQ(matrix(i, j), links) << topo.node(hosts[a]).name << " to " << topo.node(hosts[b]).name << " on " << topo.source();
-      ASSERT_EQ(compact(i, j), links) << topo.node(hosts[a]).name << " to " << topo.node(hosts[b]).name << " on " << topo.source();
+      if (a != b) fewest = std::min(fewest, links);
+      for (const HopTable *table : {&matrix, &compact}) {
+        ASSERT_EQ((*table)(i, j), links) << topo.node(hosts[a]).name << " to " << topo.node(hosts[b]).name << " on " << topo.source();
+        ASSERT_EQ(table->from(i)(j), links) << topo.node(hosts[a]).name << " to " << topo.node(hosts[b]).name << " on " << topo.source();
+      }
     }
+  EXPECT_EQ(matrix.fewest_links(), fewest) << topo.source();
+  EXPECT_LE(compact.fewest_links(), fewest) << topo.source();
+  EXPECT_GT(compact.fewest_links(), 0) << topo.source();
 }
 
 TEST(HopTable, RouteLengthsInTheMatrixAndTheCompactForms) {
@@ -255,6 +267,12 @@ TEST(HopTable, RouteLengthsInTheMatrixAndTheCompactForms) {
   auto cube = test::torus({8, 8, 8});
   EXPECT_LT(HopTable(*cube, test::all_hosts(*cube), 0).bytes(), 512 * 3 * sizeof(int) + 1024);
   EXPECT_THROW(HopTable::from_matrix({0, 1, 1}, 2), Error);
+  // An explicit matrix is taken as given, its diagonal too.
+  HopTable given = HopTable::from_matrix({1, 3, 2, 5}, 2);
+  EXPECT_EQ(given.from(0)(0), 1);
+  EXPECT_EQ(given.from(1)(0), 2);
+  EXPECT_EQ(given.fewest_links(), 2);
+  EXPECT_EQ(HopTable::from_matrix({0}, 1).fewest_links(), 0);
 }
 
 TEST(Mapping, ErrorsAreClear) {
@@ -421,6 +439,37 @@ TEST(Refinement, LowersHopBytesAndNeverRaisesTheBusiestHost) {
     EXPECT_LE(busiest(off_node_bytes(g, m, host_of)), limit) << "seed " << seed;
     for (int h = 0; h < m.num_hosts(); ++h) EXPECT_EQ(std::count(host_of.begin(), host_of.end(), h), ppn);
   }
+}
+
+// The refinement's bounds and its skipping of processes whose surroundings did not
+// change only save costing: it makes the same swaps as costing every pair, on fat
+// trees and tori, hosts of 1 to 4 slots, random graphs and banded ones (local,
+// as stencils are), from a random placement.
+TEST(Refinement, PruningMakesTheSameSwapsAsCostingEveryPair) {
+  int refined = 0;
+  for (unsigned seed = 1; seed <= 40; ++seed) {
+    auto topo = seed % 2 ? test::fat_tree(6, 5, 3) : test::torus({4, 4, 2});
+    std::vector<int> hosts = all_hosts(*topo, seed), slots;
+    for (size_t i = 0; i < hosts.size(); ++i) slots.push_back(1 + static_cast<int>((i * seed) % 4));
+    Machine m(topo, hosts, slots);
+    int n = m.num_slots();
+    CommGraph g = test::random_graph(n, 3 * n, seed);
+    if (seed % 4 >= 2) {  // each process with its next few, heavier the nearer
+      CommGraphBuilder band(n);
+      for (int v = 0; v < n; ++v)
+        for (int d = 1; d <= 4 && v + d < n; ++d) band.add(v, v + d, 100.0 / d + static_cast<double>((v * seed) % 7));
+      g = band.build();
+    }
+    std::vector<int> host_of;
+    for (int s = 0; s < n; ++s) host_of.push_back(m.host_of_slot(s));
+    std::shuffle(host_of.begin(), host_of.end(), std::mt19937(seed));
+    std::vector<int> costed = host_of;
+    double gained = refine_hosts(g, m, host_of, 10), gained_costing_all = refine_hosts(g, m, costed, 10, false);
+    EXPECT_EQ(host_of, costed) << "seed " << seed;
+    EXPECT_EQ(gained, gained_costing_all) << "seed " << seed;
+    refined += gained > 0;
+  }
+  EXPECT_EQ(refined, 40);
 }
 
 TEST(MappingProperties, SameSeedSameMapping) {
