@@ -91,8 +91,8 @@ class Refiner {
       double apart = m_.hops(h, target);
       // v and u trade hosts; an edge between them keeps its length, which both deltas miscount.
       auto shared = [&](const Member &mu) { return 2 * partner_bytes_[static_cast<size_t>(mu.vertex)] * apart; };
-      // True when the swap with mu cannot beat the best even if u costs its least on h and v
-      // v_part + here on target. The margin, relative to every term, is far above rounding,
+      // True when the swap with mu cannot beat the best, with u at its least cost on h and v
+      // at v_part + here on target. The margin, relative to every term, is far above rounding,
       // so that no swap the costing would take is ruled out.
       auto ruled_out = [&](double v_part, const Member &mu) {
         double floor = v_part + apart * mu.inside + mu.spread - mu.here + shared(mu);
