@@ -11,6 +11,17 @@
 namespace canopy::map {
 namespace {
 
+// Adds @p bytes to @p host's entry of @p list, a new entry if it has none; true when new.
+bool add_bytes(std::vector<std::pair<int, double>> &list, int host, double bytes) {
+  auto it = std::find_if(list.begin(), list.end(), [&](const auto &entry) { return entry.first == host; });
+  if (it != list.end()) {
+    it->second += bytes;
+    return false;
+  }
+  list.emplace_back(host, bytes);
+  return true;
+}
+
 class Refiner {
  public:
   // bytes[v]: all bytes of vertex v. prune: as refine_hosts.
@@ -75,13 +86,8 @@ class Refiner {
     bool unchanged = checked > changed_at_[static_cast<size_t>(h)];
     for (int64_t i = g_.row_begin(v); i < g_.row_end(v); ++i) {
       int target = host_of_[static_cast<size_t>(g_.neighbor(i))];
-      if (target == h) continue;
-      auto it = std::find_if(candidates_.begin(), candidates_.end(), [&](const auto &c) { return c.first == target; });
-      if (it == candidates_.end()) {
-        it = candidates_.insert(candidates_.end(), {target, 0.0});
+      if (target != h && add_bytes(candidates_, target, g_.weight(i)))
         unchanged = unchanged && checked > changed_at_[static_cast<size_t>(target)];
-      }
-      it->second += g_.weight(i);
     }
     if (prune_ && unchanged) return 0;
     for (int64_t i = g_.row_begin(v); i < g_.row_end(v); ++i) partner_bytes_[static_cast<size_t>(g_.neighbor(i))] = g_.weight(i);
@@ -179,13 +185,10 @@ class Refiner {
     partner_hosts_.clear();
     for (int64_t i = g_.row_begin(x); i < g_.row_end(x); ++i) {
       int y = host_of_[static_cast<size_t>(g_.neighbor(i))];
-      if (y == host) {
+      if (y == host)
         mx.inside += g_.weight(i);
-        continue;
-      }
-      auto it = std::find_if(partner_hosts_.begin(), partner_hosts_.end(), [&](const auto &p) { return p.first == y; });
-      if (it == partner_hosts_.end()) it = partner_hosts_.insert(partner_hosts_.end(), {y, 0.0});
-      it->second += g_.weight(i);
+      else
+        add_bytes(partner_hosts_, y, g_.weight(i));
     }
     double largest = 0;
     for (const auto &p : partner_hosts_) largest = std::max(largest, p.second);
