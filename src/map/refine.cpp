@@ -145,7 +145,7 @@ class Refiner {
   std::pair<double, double> off_node_after_swap(int v, int u) const {
     int a = host_of_[static_cast<size_t>(v)], b = host_of_[static_cast<size_t>(u)];
     auto after = [&](int host, int out, int in) {
-      double out_inside = bytes_to_host(out, host, out), in_inside = bytes_to_host(in, host, out);
+      double out_inside = members_[slot_of_[static_cast<size_t>(out)]].inside, in_inside = bytes_to_host(in, host, out);
       return off_node_[static_cast<size_t>(host)] + 2 * out_inside - bytes_[static_cast<size_t>(out)] +
              bytes_[static_cast<size_t>(in)] - 2 * in_inside;
     };
