@@ -34,35 +34,37 @@ class HopTable {
 
   /** Links on the route from host @p a to host @p b (allocation indexes). */
   int operator()(int a, int b) const {
-    size_t ua = static_cast<size_t>(a), ub = static_cast<size_t>(b);
-    if (row_of_.empty() && dims_ == 0) return rows_[ua * n_ + ub];  // the matrix
-    if (a == b) return 0;
-    if (dims_ == 0) return rows_[row_of_[ua] * n_ + ub];
-    const int *ca = &coords_[ua * dims_], *cb = &coords_[ub * dims_];
-    const uint16_t *ring = ring_.data();
-    int links = 2;  // host to router, router to host
-    for (size_t d = 0; d < dims_; ++d, ring += ring_stride_) links += ring[std::abs(ca[d] - cb[d])];
-    return links;
+    if (row_of_.empty() && dims_ == 0) return rows_[static_cast<size_t>(a) * n_ + static_cast<size_t>(b)];  // the matrix
+    return from(a)(b);
   }
-  /** The links from host a: from(a)(b) == (*this)(a, b), a's row found once
-      for many lookups. */
+  /** The links from host a: from(a)(b) == (*this)(a, b), a's row (or its
+      router's coordinates) found once for many lookups. */
   class From {
    public:
-    int operator()(int b) const { return row_ ? (b == own_ ? 0 : row_[b]) : (*table_)(a_, b); }
+    int operator()(int b) const {
+      if (b == own_) return 0;
+      if (row_) return row_[b];
+      const int *cb = &table_->coords_[static_cast<size_t>(b) * table_->dims_];
+      const uint16_t *ring = table_->ring_.data();
+      int links = 2;  // host to router, router to host
+      for (size_t d = 0; d < table_->dims_; ++d, ring += table_->ring_stride_) links += ring[std::abs(coords_[d] - cb[d])];
+      return links;
+    }
 
    private:
     friend class HopTable;
-    From(const HopTable *table, int a, const uint16_t *row, int own) : table_(table), a_(a), row_(row), own_(own) {}
+    From(const HopTable *table, const uint16_t *row, const int *coords, int own)
+        : table_(table), row_(row), coords_(coords), own_(own) {}
     const HopTable *table_;
-    int a_;
-    const uint16_t *row_;  // null on a torus
-    int own_;              // the entry of a row per leaf switch that is a's own (-1 in the matrix)
+    const uint16_t *row_;  // the matrix's row or the leaf switch's; null on a torus
+    const int *coords_;    // on a torus: the host's router coordinates
+    int own_;              // the host itself (0 links); -1 in the matrix, whose row says so
   };
   From from(int a) const {
     size_t ua = static_cast<size_t>(a);
-    if (dims_ > 0) return {this, a, nullptr, -1};
-    if (row_of_.empty()) return {this, a, &rows_[ua * n_], -1};
-    return {this, a, &rows_[row_of_[ua] * n_], a};
+    if (dims_ > 0) return {this, nullptr, &coords_[ua * dims_], a};
+    if (row_of_.empty()) return {this, &rows_[ua * n_], nullptr, -1};
+    return {this, &rows_[row_of_[ua] * n_], nullptr, a};
   }
   size_t size() const { return n_; }
   /** The fewest links between two different hosts (0 with fewer than two hosts). */
