@@ -9,7 +9,8 @@ hop-bytes than identity or block (the refinement's guard), every mapping's bytes
 across the machine's host cuts, weighted, add up to its hop-bytes on the real
 routes (forwarding tables, dimension order), the per-cut relaxation is below
 every mapping, a machine whose hop counts are not made of cuts gets no
-relaxation, and a bad --seeds is refused.
+relaxation, a bad --seeds is refused, and the annealing probe
+(--anneal-moves) keeps rt's host groups whole and never ends above rt.
 
 Usage: test_map_bench.py BUILD_DIR SOURCE_DIR"""
 import csv
@@ -121,22 +122,59 @@ def check_relaxations(results, relaxations):
               0 < relax.get("hop_bytes", 0) <= lowest * (1 + 1e-9), (relax.get("hop_bytes"), lowest))
 
 
+def torus_file(name, side):
+    """A side x side x side torus whose hosts are t{x}{y}{z}; its path."""
+    path = os.path.join(TMP, name)
+    with open(path, "w") as f:
+        f.write(f"dims {side} {side} {side}\n" + "".join(f"host t{x}{y}{z} {x} {y} {z}\n" for z in range(side)
+                                                       for y in range(side) for x in range(side)))
+    return path
+
+
+def bench_map_on_torus(graph, torus, hosts, out, *options):
+    """bench_map's JSON lines ([] when it failed) and the finished process."""
+    r = subprocess.run([os.path.join(BUILD, "bin/bench_map"), "--graph", graph, "--fabric", "torus:" + torus, "--hosts", hosts,
+                        "--out", out, *options], capture_output=True, text=True, timeout=120)
+    return ([json.loads(line) for line in open(out)] if r.returncode == 0 else []), r
+
+
+def test_annealing_probe():
+    # 16 hosts scattered over a 4x4x4 torus, 16 slots each, an AMR pattern: rt's host groups annealed.
+    torus = torus_file("t4.torus", 4)
+    hosts = os.path.join(TMP, "t4.hosts")
+    with open(hosts, "w") as f:
+        f.write("".join(f"t{i % 4}{i // 4 % 4}{i // 16}\n" for i in range(0, 64, 4)))
+    graph = os.path.join(TMP, "amr.graph")
+    subprocess.run([sys.executable, os.path.join(SOURCE, "scripts/gen_comm_graph.py"), "amr", "--processes", "256",
+                    "--seed", "1", "-o", graph], check=True)
+    lines, r = bench_map_on_torus(graph, torus, hosts, os.path.join(TMP, "anneal.jsonl"), "--ppn", "16", "--algorithms",
+                                  "identity,rt", "--seeds", "1,2", "--anneal-moves", "2000", "--instance", "amr", "--machine", "t4")
+    rt = {x["seed"]: x for x in lines if x["algorithm"] == "rt"}
+    annealed = {x["seed"]: x for x in lines if x["algorithm"] == "annealed"}
+    check("annealing: a line per rt seed", r.returncode == 0 and sorted(annealed) == [1, 2] == sorted(rt), r.stderr[-500:])
+    for seed, a in annealed.items():
+        before, after = rt[seed]["metrics"], a["metrics"]
+        check(f"annealing seed {seed}: rt's groups kept whole", a["annealed_from"] == "rt" and a["moves"] == 2000 * 16
+              and after["inter_node_bytes"] == before["inter_node_bytes"]
+              and after["intra_node_bytes"] == before["intra_node_bytes"], (a, before))
+        check(f"annealing seed {seed}: never above rt", after["hop_bytes"] <= before["hop_bytes"],
+              (after["hop_bytes"], before["hop_bytes"]))
+    bad = subprocess.run([os.path.join(SOURCE, "bench/mapping.sh"), "--anneal-moves", "-1", "--build", BUILD, "--out",
+                          os.path.join(TMP, "bad")], capture_output=True, text=True, timeout=60)
+    check("mapping.sh refuses a bad --anneal-moves", bad.returncode != 0 and "--anneal-moves" in bad.stderr, bad.stderr[-300:])
+
+
 def test_relaxation_skipped_where_hops_are_not_cuts():
     # A 3x3x3 torus: its rings have odd length, and no diametral cuts count their distances.
-    torus = os.path.join(TMP, "odd.torus")
-    with open(torus, "w") as f:
-        f.write("dims 3 3 3\n" + "".join(f"host t{x}{y}{z} {x} {y} {z}\n" for z in range(3) for y in range(3) for x in range(3)))
+    torus = torus_file("odd.torus", 3)
     hosts = os.path.join(TMP, "odd.hosts")
     with open(hosts, "w") as f:
         f.write("".join(f"t{x}{y}{z}\n" for z in range(3) for y in range(3) for x in range(3)))
     graph = os.path.join(TMP, "odd.graph")
     subprocess.run([sys.executable, os.path.join(SOURCE, "scripts/gen_comm_graph.py"), "stencil", "--dims", "3x3x3",
                     "-o", graph], check=True)
-    out = os.path.join(TMP, "odd.jsonl")
-    r = subprocess.run([os.path.join(BUILD, "bin/bench_map"), "--graph", graph, "--fabric", "torus:" + torus, "--hosts", hosts,
-                        "--ppn", "1", "--algorithms", "identity,rt", "--instance", "stencil", "--machine", "odd", "--out", out],
-                       capture_output=True, text=True, timeout=60)
-    lines = [json.loads(line) for line in open(out)] if r.returncode == 0 else []
+    lines, r = bench_map_on_torus(graph, torus, hosts, os.path.join(TMP, "odd.jsonl"), "--ppn", "1", "--algorithms",
+                                  "identity,rt", "--instance", "stencil", "--machine", "odd")
     check("bench_map on an odd torus", r.returncode == 0 and all("metrics" in x for x in lines[:-1]), r.stderr[-500:])
     relax = lines[-1] if lines else {}
     check("odd torus: no relaxation, and why", relax.get("algorithm") == "relaxation" and "hop_bytes" not in relax
@@ -147,6 +185,7 @@ try:
     test_generators()
     test_benchmark()
     test_relaxation_skipped_where_hops_are_not_cuts()
+    test_annealing_probe()
 finally:
     shutil.rmtree(TMP, ignore_errors=True)
 print(f"{len(failures)} failure(s)")
