@@ -17,9 +17,8 @@
 // An algorithm this build does not have (scotch before it lands) is recorded
 // as skipped, with a note on stderr.
 //
-// With --anneal-moves N, each rt run is followed by a line "annealed": its host
-// groups annealed (anneal_groups.h, N moves per host), a probe of how much of
-// its hop-bytes comes from where it put the groups.
+// With --anneal-moves N, each rt run is followed by a line "annealed": rt with
+// the same seed and its host groups annealed (MapOptions::anneal_moves = N).
 //
 // A last line per instance, algorithm "relaxation", sums the machine's hop
 // count as weighted host cuts (cut_relaxation.h): each cut's fewest bytes found
@@ -36,7 +35,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -46,7 +44,6 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "anneal_groups.h"
 #include "common/text.h"
 #include "cut_relaxation.h"
 #include "map/loaders/graph_loaders.h"
@@ -64,7 +61,7 @@ struct Options {
   std::string graph, fabric, hosts, node, algorithms = "identity,block,greedy,rt,rb,scotch";
   std::string instance, machine, out, seeds;
   int ppn = 0, parts = 0, seed = 1;
-  int64_t anneal_moves = 0;  // per host; 0: no annealing
+  int64_t anneal_moves = 0;  // per host, for the "annealed" runs; 0: none
 };
 
 // The seeds of --seeds (default: --seed), each a non-negative integer.
@@ -132,11 +129,11 @@ std::vector<double> checked_bytes_across(const map::Problem &problem, const std:
   return across;
 }
 
-// The child's result line; with @p placement, the placement too (slot_of_process).
-json run_algorithm(const map::Problem &problem, const std::string &name, int seed, const Cuts &cuts, bool placement) {
+json run_algorithm(const map::Problem &problem, const std::string &name, int seed, int64_t anneal_moves, const Cuts &cuts) {
   map::MapOptions options;
   options.algorithm = name;
   options.seed = seed;
+  options.anneal_moves = anneal_moves;
   bool peak_known = reset_peak_rss();
   long before = status_kib("VmRSS");
   map::MapResult r = map::map_processes(problem, options);
@@ -144,7 +141,7 @@ json run_algorithm(const map::Problem &problem, const std::string &name, int see
   map::check_placement(problem, r.slot_of_process);
   map::Metrics m = map::evaluate(problem, r.slot_of_process);
   std::vector<double> across = cuts ? checked_bytes_across(problem, *cuts, r.slot_of_process, m.hop_bytes) : std::vector<double>{};
-  json j = {{"tree", r.tree},
+  return {{"tree", r.tree},
           {"groups", r.groups},
           {"coarsening_levels", r.coarsening_levels},
           {"refined_from", r.refined_from},
@@ -153,12 +150,10 @@ json run_algorithm(const map::Problem &problem, const std::string &name, int see
           {"extra_rss_kib", extra},
           {"rss_before_kib", before},
           {"bytes_across_cuts", across}};
-  if (placement) j["slot_of_process"] = r.slot_of_process;
-  return j;
 }
 
 // Runs @p name in a child; the child's JSON comes back through a pipe.
-json run_in_child(const map::Problem &problem, const std::string &name, int seed, const Cuts &cuts, bool placement) {
+json run_in_child(const map::Problem &problem, const std::string &name, int seed, int64_t anneal_moves, const Cuts &cuts) {
   int fds[2];
   if (pipe(fds) != 0) return {{"error", "pipe failed"}};
   std::fflush(nullptr);
@@ -167,7 +162,7 @@ json run_in_child(const map::Problem &problem, const std::string &name, int seed
     close(fds[0]);
     json j;
     try {
-      j = run_algorithm(problem, name, seed, cuts, placement);
+      j = run_algorithm(problem, name, seed, anneal_moves, cuts);
     } catch (const std::exception &e) {
       j = {{"error", e.what()}};
     }
@@ -202,23 +197,6 @@ void print_progress(const std::string &label, const json &j) {
                j["metrics"]["hop_bytes"].get<double>(), j["metrics"]["max_link_bytes"].get<double>(),
                j["seconds"]["total_cpu"].get<double>(), j["seconds"]["total"].get<double>(),
                static_cast<double>(j["extra_rss_kib"].get<long>()) / 1024);
-}
-
-// The line of a placement's host groups annealed (anneal_groups.h).
-json annealed(const map::Problem &problem, const std::string &from, const std::vector<int> &slot_of_process, int64_t moves_per_host,
-              int seed) {
-  // On a terminal, each tenth of the moves overwrites the last.
-  std::function<void(const std::string &)> progress;
-  if (isatty(STDERR_FILENO)) progress = [](const std::string &stage) { std::fprintf(stderr, "      %s\r", stage.c_str()); };
-  canopy::bench::AnnealedGroups a = canopy::bench::anneal_host_groups(problem, slot_of_process, moves_per_host,
-                                                                      static_cast<uint64_t>(seed), progress);
-  map::check_placement(problem, a.slot_of_process);
-  map::Metrics m = map::evaluate(problem, a.slot_of_process);
-  std::fprintf(stderr, "    %-9s hop-bytes %.4g  max link %.4g  (%s's groups, %lld moves, %.1f s)\n", "annealed", m.hop_bytes,
-               m.max_link_bytes, from.c_str(), static_cast<long long>(a.moves), a.seconds);
-  return {{"algorithm", "annealed"}, {"annealed_from", from}, {"moves", a.moves}, {"accepted", a.accepted},
-          {"moves_per_host", moves_per_host}, {"seconds", {{"total", a.seconds}, {"total_cpu", a.cpu_seconds}}},
-          {"metrics", map::metrics_json(m)}};
 }
 
 // The instance's per-cut relaxation (cut_relaxation.h): the machine's cuts and the
@@ -291,31 +269,30 @@ int run(const Options &o) {
   const auto &known = map::algorithm_names();
   std::string known_list;
   for (const std::string &k : known) known_list += (known_list.empty() ? "" : ", ") + k;
+  // One result line, named @p label in the results.
+  auto record = [&](const std::string &label, const std::string &name, int seed, json j) {
+    print_progress(map::seeded_algorithm(name) && seeds.size() > 1 ? label + " " + std::to_string(seed) : label, j);
+    j["algorithm"] = label;
+    if (map::seeded_algorithm(name)) j["seed"] = seed;
+    j.update(instance);
+    j["load_average"] = load_average();
+    out << j.dump() << "\n";
+    relaxation.add(j);
+  };
   for (std::string_view field : canopy::split(o.algorithms, ',')) {
     std::string name(field);
-    bool known_name = std::find(known.begin(), known.end(), name) != known.end();
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      record(name, name, seeds[0], {{"skipped", name + " is not an algorithm of this build (it has " + known_list + ")"}});
+      continue;
+    }
     for (int seed : map::seeded_algorithm(name) ? seeds : std::vector<int>{seeds[0]}) {
-      json j;
-      if (!known_name)
-        j = {{"skipped", name + " is not an algorithm of this build (it has " + known_list + ")"}};
-      else
-        j = run_in_child(problem, name, seed, relaxation.cuts(), o.anneal_moves > 0 && name == "rt");
-      print_progress(map::seeded_algorithm(name) && seeds.size() > 1 ? name + " " + std::to_string(seed) : name, j);
-      j["algorithm"] = name;
-      if (map::seeded_algorithm(name)) j["seed"] = seed;
-      j.update(instance);
-      j["load_average"] = load_average();
-      std::vector<int> placement;
-      if (j.contains("slot_of_process")) placement = j["slot_of_process"].get<std::vector<int>>(), j.erase("slot_of_process");
-      out << j.dump() << "\n";
-      relaxation.add(j);
-      if (!placement.empty()) {
-        json a = annealed(problem, name, placement, o.anneal_moves, seed);
-        a["seed"] = seed;
-        a.update(instance);
-        out << a.dump() << "\n";
+      record(name, name, seed, run_in_child(problem, name, seed, 0, relaxation.cuts()));
+      if (name == "rt" && o.anneal_moves > 0) {
+        json annealed = run_in_child(problem, name, seed, o.anneal_moves, relaxation.cuts());
+        annealed["annealed_from"] = name;
+        annealed["moves_per_host"] = o.anneal_moves;
+        record("annealed", name, seed, std::move(annealed));
       }
-      if (!known_name) break;
     }
   }
   json summary = relaxation.summary(problem);
@@ -340,8 +317,8 @@ int main(int argc, char **argv) {
       ->capture_default_str();
   app.add_option("--seeds", o.seeds, "Comma-separated mapping seeds: rt, rb and scotch run once per seed");
   app.add_option("--anneal-moves", o.anneal_moves,
-                 "After each rt run, anneal its host groups' placement with this many moves per host (a probe; 0: none)")
-      ->check(CLI::NonNegativeNumber);
+                 "After each rt run, rt again with its host groups annealed, this many moves per host (0: none)")
+      ->check(CLI::Range(int64_t{0}, int64_t{1000000000}));
   app.add_option("--instance", o.instance, "Instance name for the results")->required();
   app.add_option("--machine", o.machine, "Machine name for the results")->required();
   app.add_option("--out", o.out, "JSON-lines file to append to")->required();

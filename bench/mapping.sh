@@ -22,8 +22,8 @@ Usage: bench/mapping.sh [OPTIONS]
                      scotch only when `canopy map` lists it)
   --seeds LIST       mapping seeds (default 1): rt, rb and scotch run once per seed,
                      and the tables show medians over the seeds and their spread
-  --anneal-moves N   after each rt run, anneal its host groups' placement with N moves
-                     per host (bench/anneal_groups.h; a probe, slow; default 0: none)
+  --anneal-moves N   after each rt run, rt again with canopy map's --anneal-moves N (its
+                     host groups annealed, N moves per host; slow); default 0: none
   --out DIR          results and generated inputs (default /tmp/canopy-bench-mapping);
                      inputs are reused, results.jsonl is started afresh
   --build DIR        build directory (default build)

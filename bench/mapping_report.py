@@ -9,15 +9,15 @@ whose metrics the tables show, with the median CPU time over the seeds.
 Writes:
   --csv FILE       one row per run (instance, algorithm, seed), every raw number
   --markdown FILE  hop-bytes and max link load relative to the best baseline,
-                   their spread over the seeds, the per-cut relaxation, rt's
-                   host groups annealed (when measured), mapping
+                   their spread over the seeds, the per-cut relaxation, rt with
+                   its host groups annealed (when measured), mapping
                    CPU time and extra memory, and the issue's targets
 The per-cut relaxation (bench_map's "relaxation" line, bench/cut_relaxation.h)
 is the hop-bytes that no mapping beats unless it cuts some level of the machine
 better than METIS and every mapping of the run did; it is not a mapping, so it
-has no CSV row. An "annealed" line (bench_map --anneal-moves) is rt's placement
-with its host groups annealed: a row of the CSV and a table of its own, never
-a column of the others.
+has no CSV row. An "annealed" line (bench_map --anneal-moves) is rt with its
+host groups annealed (MapOptions::anneal_moves): a row of the CSV and a table
+of its own, never a column of the others.
 
 Usage: mapping_report.py RESULTS.jsonl [--csv FILE] [--markdown FILE]
 """
@@ -143,10 +143,11 @@ def markdown(instances):
                        f"{ratio_cell(bound, scotch['metrics']['hop_bytes'] if ok(scotch) else None)} | "
                        + " | ".join(cells) + " |")
     if any(ok(runs.get("annealed")) for runs in instances.values()):
-        out += ["", "### `rt`'s host groups annealed (probe)", "",
-                "bench_map --anneal-moves (bench/anneal_groups.h): simulated annealing of where `rt`'s host groups go, "
-                "the groups kept whole; the median over the seeds relative to `rt`'s and Scotch's medians. Below 1 "
-                "under `rt`: hop-bytes `rt` lost placing its groups.", "",
+        out += ["", "### `rt` with its host groups annealed", "",
+                "`canopy map --anneal-moves` (bench_map --anneal-moves): after `rt`'s refinement, simulated annealing "
+                "of where its host groups go, the groups kept whole, then the refinement again; the median over the "
+                "seeds relative to `rt`'s and Scotch's medians, and the CPU time of the whole mapping. Below 1 under "
+                "`rt`: hop-bytes `rt` lost placing its groups.", "",
                 "| machine | instance | processes | moves per host | annealed ÷ `rt` | annealed ÷ `scotch` | CPU s |",
                 "|" + "---|" * 7]
         for (machine, instance, p), runs in instances.items():

@@ -14,9 +14,11 @@
 //   scotch    Scotch's static mapping on an equivalent tleaf / torus / graph target
 //             (scotch_mapping.h), overloads repaired; the peer, so never refined
 // greedy, rt and rb are followed by a refinement pass (process swaps between
-// hosts that lower hop-bytes, never worse than identity or block) and, when the
+// hosts that lower hop-bytes, never worse than identity or block), on request
+// annealing of the host groups (MapOptions::anneal_moves), and, when the
 // machine knows its nodes' inside, intra-node mapping on the hwloc tree.
 #pragma once
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -90,6 +92,10 @@ struct MapOptions {
   bool intra_node = true;  // intra-node mapping (needs Machine::node()); not for scotch
   bool refine = true;      // refinement pass and the never-worse-than-baselines guard; not for scotch
   int seed = 1;            // METIS (and Scotch) seed: the same seed gives the same mapping
+  /** greedy, rt, rb: after the refinement, anneal where the host groups go with this
+      many moves per host (placement_steps.h: anneal_host_groups), then refine again.
+      Never more hop-bytes than without; slow (seconds to minutes); 0: none. */
+  int64_t anneal_moves = 0;
   ProgressFn progress{};   // told each stage as it begins (the walk level by level); none: silent
 };
 
@@ -102,7 +108,7 @@ struct MapResult {
   std::string target;         // scotch: the Scotch target architecture used ("" otherwise)
   bool intra_node = false;    // intra-node mapping was applied
   std::string refined_from;   // "" without refinement; else the start the result came from ("rt", "identity", ...)
-  /** Wall time per phase ("partition", "tree", "map", "refine", "intra", "total"),
+  /** Wall time per phase ("partition", "tree", "map", "refine", "anneal", "intra", "total"),
       and "total_cpu": the process's CPU time for the whole mapping. */
   std::map<std::string, double> seconds;
 };

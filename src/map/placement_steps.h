@@ -3,8 +3,10 @@
 // exactly slots_per_host vertices and moving a process to a free slot is a swap).
 // host_of[v] is the allocation index of the host vertex v is on.
 #pragma once
+#include <cstdint>
 #include <vector>
 
+#include "common/progress.h"
 #include "map/comm_graph.h"
 #include "map/machine.h"
 #include "map/topology_tree.h"
@@ -33,6 +35,22 @@ std::vector<int> greedy_hosts(const CommGraph &graph, const Machine &machine);
     changed its host or its partners' hosts: the same swaps as without, faster. */
 double refine_hosts(const CommGraph &graph, const Machine &machine, std::vector<int> &host_of, int max_passes = 4,
                     bool prune = true);
+
+/** Simulated annealing of where whole host groups go: the vertices each host
+    holds move together, so every host keeps its off_node_bytes and only the hops
+    between the groups change. moves_per_host x hosts moves, each swapping a group
+    with the group on, or among the 16 hosts of as many slots nearest to, the host
+    of one of its partner groups; the cost is the groups' bytes x hops (a pair's
+    hops averaged over its two directions). The temperature starts at ten times the
+    mean bytes between two communicating groups and falls geometrically to a
+    thousandth of that; the best placement seen is kept, so the cost never rises.
+    Finding the near hosts takes hosts^2 hop lookups. Deterministic for a @p seed;
+    @p progress is told each tenth of the moves. Returns the cost removed. Where a
+    tree walk leaves its groups in a deep local optimum (unstructured meshes on
+    tori: 7-15% of the hop-bytes, docs/mapping-history.md) this finds what
+    swaps of single processes cannot. */
+double anneal_host_groups(const CommGraph &graph, const Machine &machine, std::vector<int> &host_of,
+                          int64_t moves_per_host, uint64_t seed, const ProgressFn &progress = {});
 
 /** Slot of every vertex given its host (which holds as many vertices as it has
     slots): with @p on_node_tree and a node layout, recursive tree mapping of each

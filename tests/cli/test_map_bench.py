@@ -9,8 +9,8 @@ hop-bytes than identity or block (the refinement's guard), every mapping's bytes
 across the machine's host cuts, weighted, add up to its hop-bytes on the real
 routes (forwarding tables, dimension order), the per-cut relaxation is below
 every mapping, a machine whose hop counts are not made of cuts gets no
-relaxation, a bad --seeds is refused, and the annealing probe
-(--anneal-moves) keeps rt's host groups whole and never ends above rt.
+relaxation, a bad --seeds is refused, and with --anneal-moves each rt run
+is followed by rt with its host groups annealed, never above it.
 
 Usage: test_map_bench.py BUILD_DIR SOURCE_DIR"""
 import csv
@@ -153,12 +153,10 @@ def test_annealing_probe():
     annealed = {x["seed"]: x for x in lines if x["algorithm"] == "annealed"}
     check("annealing: a line per rt seed", r.returncode == 0 and sorted(annealed) == [1, 2] == sorted(rt), r.stderr[-500:])
     for seed, a in annealed.items():
-        before, after = rt[seed]["metrics"], a["metrics"]
-        check(f"annealing seed {seed}: rt's groups kept whole", a["annealed_from"] == "rt" and a["moves"] == 2000 * 16
-              and after["inter_node_bytes"] == before["inter_node_bytes"]
-              and after["intra_node_bytes"] == before["intra_node_bytes"], (a, before))
-        check(f"annealing seed {seed}: never above rt", after["hop_bytes"] <= before["hop_bytes"],
-              (after["hop_bytes"], before["hop_bytes"]))
+        check(f"annealing seed {seed}: rt with the moves asked for, timed", a.get("annealed_from") == "rt"
+              and a.get("moves_per_host") == 2000 and "anneal" in a.get("seconds", {}), a)
+        check(f"annealing seed {seed}: never above rt", a["metrics"]["hop_bytes"] <= rt[seed]["metrics"]["hop_bytes"],
+              (a["metrics"]["hop_bytes"], rt[seed]["metrics"]["hop_bytes"]))
     bad = subprocess.run([os.path.join(SOURCE, "bench/mapping.sh"), "--anneal-moves", "-1", "--build", BUILD, "--out",
                           os.path.join(TMP, "bad")], capture_output=True, text=True, timeout=60)
     check("mapping.sh refuses a bad --anneal-moves", bad.returncode != 0 and "--anneal-moves" in bad.stderr, bad.stderr[-300:])
