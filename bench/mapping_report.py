@@ -154,10 +154,10 @@ def markdown(instances):
             a = runs.get("annealed")
             if not ok(a):
                 continue
-            reference = {name: runs[name]["metrics"]["hop_bytes"] if ok(runs.get(name)) else None for name in ("rt", "scotch")}
-            out.append(f"| {machine} | {instance} | {p:,} | {a['moves_per_host']:,} | "
-                       f"{ratio_cell(a['metrics']['hop_bytes'], reference['rt'])} | "
-                       f"{ratio_cell(a['metrics']['hop_bytes'], reference['scotch'])} | {a['seconds']['total_cpu']:.1f} |")
+            cells = [ratio_cell(a["metrics"]["hop_bytes"], runs[name]["metrics"]["hop_bytes"] if ok(runs.get(name)) else None)
+                     for name in ("rt", "scotch")]
+            out.append(f"| {machine} | {instance} | {p:,} | {a['moves_per_host']:,} | " + " | ".join(cells) +
+                       f" | {a['seconds']['total_cpu']:.1f} |")
     seeded = [a for a in present if any(runs[a].get("hop_bytes_range", (0, 0, 1))[2] > 1
                                         for runs in instances.values() if ok(runs.get(a)))]
     if seeded:

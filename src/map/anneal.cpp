@@ -20,9 +20,8 @@ double anneal_host_groups(const CommGraph &graph, const Machine &m, std::vector<
   size_t hosts = static_cast<size_t>(m.num_hosts());
   // Group g is what host g holds at the start; host[g] is its host now, at[h] the group on host h.
   CommGraph groups = graph.quotient(host_of, static_cast<int>(hosts));
-  int64_t moves = moves_per_host > std::numeric_limits<int64_t>::max() / static_cast<int64_t>(std::max<size_t>(hosts, 1))
-                      ? std::numeric_limits<int64_t>::max()
-                      : moves_per_host * static_cast<int64_t>(hosts);
+  int64_t host_count = static_cast<int64_t>(hosts);
+  int64_t moves = std::min(moves_per_host, std::numeric_limits<int64_t>::max() / std::max<int64_t>(host_count, 1)) * host_count;
   if (moves <= 0 || groups.num_edges() == 0) return 0;
   auto hops = [&](int a, int b) { return 0.5 * (m.hops(a, b) + m.hops(b, a)); };  // routes may differ by direction
   std::vector<std::vector<int>> near(hosts);
