@@ -48,7 +48,10 @@ extern "C" {
 #endif
 
 /** The new rank of this process in @p distgraph_comm, with the algorithm of the
-    map_algorithm parameter (default rt; identity, block, greedy, rt or rb). */
+    map_algorithm parameter (default rt; identity, block, greedy, rt or rb).
+    The parameter map_anneal_moves (default 0) anneals the host groups of greedy,
+    rt and rb as `canopy map --anneal-moves` does (a negative value:
+    CANOPY_ERR_INVALID_ARG). */
 CANOPY_API canopy_status_t canopy_topomap(MPI_Comm distgraph_comm, int *newrank);
 /** canopy_topomap with the recursive tree mapping (rt) on the fabric's
     topology tree (its switch hierarchy, or neighbor joining of hop distances). */

@@ -70,6 +70,8 @@ const std::vector<ParamDef> kRegistry = {
      "Messages written to stderr: error, warn, info, debug or trace."},
     {"map_algorithm", ParamType::String, "rt",
      "Task mapping algorithm of canopy_topomap() and of MPI_Dist_graph_create(_adjacent) with reorder=1 under libcanopy-mpi.so: identity, block, greedy, rt or rb."},
+    {"map_anneal_moves", ParamType::Int, "0",
+     "MPI task mapping (greedy, rt, rb): after the refinement, anneal where the host groups go with this many moves per host, as canopy map --anneal-moves; slow (seconds to minutes), 0: none."},
     {"map_fabric", ParamType::String, "",
      "Topology source (as canopy map --fabric takes it) that MPI task mapping loads on rank 0; empty: the job's hosts on a single switch."},
     {"progress_after_s", ParamType::Double, "1",

@@ -158,6 +158,8 @@ JobMapping map_job(const JobMapRequest &request) {
   if (ranks == 0 || static_cast<size_t>(request.graph.num_vertices()) != ranks)
     throw Error(CANOPY_ERR_INVALID_ARG, "the graph has " + std::to_string(request.graph.num_vertices()) +
                                             " vertices for " + std::to_string(ranks) + " ranks");
+  if (request.anneal_moves < 0)
+    throw Error(CANOPY_ERR_INVALID_ARG, "map_anneal_moves is " + std::to_string(request.anneal_moves) + " (0 or more)");
   if (!request.core_of_rank.empty() && request.core_of_rank.size() != ranks)
     throw Error(CANOPY_ERR_INVALID_ARG, "cores are given for " + std::to_string(request.core_of_rank.size()) + " of " +
                                             std::to_string(ranks) + " ranks");
@@ -169,12 +171,13 @@ JobMapping map_job(const JobMapRequest &request) {
   Problem problem{request.graph, Machine(fabric, fabric_hosts(*fabric, slots, source), slots.per_host, std::move(node))};
   MapOptions options;
   options.algorithm = request.algorithm;
+  options.anneal_moves = request.anneal_moves;
   MapResult result = map_processes(problem, options);
   Metrics now = evaluate(problem, slots.slot_of_rank), mapped = evaluate(problem, result.slot_of_process);
 
   std::string summary = std::to_string(ranks) + " ranks on " + problem.machine.slots_text() + ", fabric " + source + note + ", algorithm " +
                         result.algorithm + (result.tree.empty() ? "" : " (tree " + result.tree + ")") +
-                        ": hop-bytes " + number(now.hop_bytes) + " -> " + number(mapped.hop_bytes);
+                        (result.seconds.count("anneal") ? ", host groups annealed" : "") + ": hop-bytes " + number(now.hop_bytes) + " -> " + number(mapped.hop_bytes);
   if (mapped.cross_socket_bytes >= 0)
     summary += ", cross-socket bytes " + number(now.cross_socket_bytes) + " -> " + number(mapped.cross_socket_bytes);
   if (!better(mapped, now)) return keep_order(ranks, summary + "; no better than the current placement: ranks keep their order");

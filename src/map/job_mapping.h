@@ -7,6 +7,7 @@
 // current location. Graph vertex v is old rank v; the mapping puts vertex v on
 // slot sigma(v), so the process sitting at slot sigma(v) takes new rank v.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,9 @@ struct JobMapRequest {
       convention of a synthetic node). Intra-node mapping needs every rank bound
       and every host binding its ranks alike; otherwise the summary says why not. */
   std::vector<int> core_of_rank;
+  /** Moves per host of the host groups' annealing after the refinement
+      (MapOptions::anneal_moves; greedy, rt, rb); 0: none. */
+  int64_t anneal_moves = 0;
 };
 
 struct JobMapping {
@@ -38,7 +42,7 @@ struct JobMapping {
     order (mapped = false) when the mapping is not strictly better than the
     current placement (hop-bytes, then cross-socket bytes). Throws Error for bad
     input: an unknown algorithm, a fabric that cannot be loaded or lacks a host,
-    rb without coordinates. */
+    rb without coordinates, a negative anneal_moves. */
 JobMapping map_job(const JobMapRequest &request);
 
 /** The fabric assumed when none is named: every host on one switch (one hop

@@ -8,6 +8,8 @@ Scenarios (NP ranks, the process grid, the hosts the ranks pretend to be on, the
                     each vertex's (the app checks), and the log shows the decision
   general_npN       the same through MPI_Dist_graph_create, unweighted
   uneven_np8        halo_np8 with 3 ranks on one host and 5 on the other: mapped, each host keeping its count
+  annealed_np8      halo_np8 with CANOPY_MAP_ANNEAL_MOVES=100: the decision says the host groups were
+                    annealed; with -1, a warning and the ranks keep their order
   single_switch_npN no map_fabric: the single-switch model still gathers neighbours on a host
   bad_fabric_npN    map_fabric names no file: a warning, ranks keep their order, same output
   api_npN           app_topomap_api: canopy_topomap, _tree, _bipartition (no coordinates: an error)
@@ -70,12 +72,12 @@ def canopy_env(hostmap, fabric, **extra):
     return env
 
 
-def halo(np_, app_args, fabric, expect_mapped, check_disabled=False, hosts=None, decision_says=""):
+def halo(np_, app_args, fabric, expect_mapped, check_disabled=False, hosts=None, decision_says="", extra_env=None):
     dims = grid(np_)
     hostmap = write_hostmap(SCENARIO, hosts or checkerboard(dims, ["node001", "node005"]))
     argv = [HALO] + [str(d) for d in dims] + app_args
     plain_out, plain_err = run(np_, argv)
-    out, err = run(np_, argv, canopy_env(hostmap, fabric))
+    out, err = run(np_, argv, canopy_env(hostmap, fabric, **(extra_env or {})))
     if out != plain_out:
         sys.exit(f"FAILED: output differs under Canopy:\n--- plain\n{plain_out}--- canopy\n{out}\n{err}")
     moved = renumbered(err)
@@ -131,6 +133,9 @@ def main():
     elif name == "uneven":  # 3 ranks on node001, 5 on node005; no two of node001's are grid neighbours
         hosts = ["node001", "node005", "node005", "node001", "node005", "node001", "node005", "node005"]
         halo(np_, [], tree, True, hosts=hosts, decision_says="8 ranks on 2 hosts with 3-5 slots")
+    elif name == "annealed":
+        halo(np_, [], tree, True, decision_says="host groups annealed", extra_env={"CANOPY_MAP_ANNEAL_MOVES": "100"})
+        halo(np_, [], tree, False, extra_env={"CANOPY_MAP_ANNEAL_MOVES": "-1"})
     elif name == "single_switch":
         halo(np_, [], None, True)
     elif name == "bad_fabric":

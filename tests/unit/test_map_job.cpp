@@ -5,10 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
 #include <numeric>
+#include <random>
 
 #include "common/error.h"
 #include "map/job_mapping.h"
+#include "map_test_machines.h"
 
 namespace canopy::map {
 namespace {
@@ -154,6 +157,37 @@ TEST(JobMapping, IntraNodeMappingTakesTheCoresTheRanksAreBoundTo) {
   EXPECT_THROW(map_job({one_host, g, "", node, "rt", {0, 1}}), Error);  // cores for 2 of 4 ranks
 }
 
+// The hop-bytes after mapping, from the summary's "hop-bytes BEFORE -> AFTER".
+double hop_bytes_after(const JobMapping &m) {
+  size_t at = m.summary.find("hop-bytes ");
+  at = at == std::string::npos ? at : m.summary.find("-> ", at);
+  return at == std::string::npos ? -1 : std::stod(m.summary.substr(at + 3));
+}
+
+// MPI task mapping anneals the host groups on request (map_anneal_moves, as
+// canopy map --anneal-moves): a random graph of 2 ranks per host on a 4x4x4
+// torus, hosts shuffled, where annealing finds placements of the groups that
+// the walk and the refinement's process swaps miss.
+TEST(JobMapping, AnnealsTheHostGroupsOnRequest) {
+  std::string torus = testing::TempDir() + "job_anneal.torus";
+  {
+    std::ofstream out(torus);
+    out << "dims 4 4 4\n";
+    for (int i = 0; i < 64; ++i) out << "host t" << i << " " << i % 4 << " " << i / 4 % 4 << " " << i / 16 << "\n";
+  }
+  std::vector<std::string> hosts;
+  for (int i = 0; i < 64; ++i) hosts.push_back("t" + std::to_string(i)), hosts.push_back(hosts.back());
+  std::shuffle(hosts.begin(), hosts.end(), std::mt19937(3));
+  CommGraph g = test::random_graph(128, 384, 7);
+  JobMapping plain = map_job({hosts, g, torus, "", "rt", {}});
+  JobMapping annealed = map_job({hosts, g, torus, "", "rt", {}, 2000});
+  ASSERT_TRUE(plain.mapped && annealed.mapped) << plain.summary << "\n" << annealed.summary;
+  EXPECT_TRUE(is_permutation(annealed.new_rank));
+  EXPECT_LT(hop_bytes_after(annealed), hop_bytes_after(plain)) << plain.summary << "\n" << annealed.summary;
+  EXPECT_NE(annealed.summary.find("host groups annealed"), std::string::npos) << annealed.summary;
+  EXPECT_EQ(plain.summary.find("annealed"), std::string::npos) << plain.summary;
+}
+
 TEST(JobMapping, BadInputsAreErrors) {
   std::vector<std::string> hosts = checkerboard("node001", "nowhere");
   auto status = [](const JobMapRequest &r) {
@@ -169,6 +203,7 @@ TEST(JobMapping, BadInputsAreErrors) {
   EXPECT_EQ(status({checkerboard("a", "b"), stencil(2, 2, 2), "", "", "magic", {}}), CANOPY_ERR_INVALID_ARG);
   EXPECT_NE(status({checkerboard("a", "b"), stencil(2, 2, 2), "/no/such/fabric", "", "rt", {}}), CANOPY_SUCCESS);
   EXPECT_EQ(status({{"a", "b"}, stencil(2, 2, 2), "", "", "rt", {}}), CANOPY_ERR_INVALID_ARG);  // 2 hosts for 8 vertices
+  EXPECT_EQ(status({checkerboard("a", "b"), stencil(2, 2, 2), "", "", "rt", {}, -1}), CANOPY_ERR_INVALID_ARG);
 }
 
 }  // namespace
