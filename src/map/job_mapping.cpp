@@ -177,7 +177,8 @@ JobMapping map_job(const JobMapRequest &request) {
 
   std::string summary = std::to_string(ranks) + " ranks on " + problem.machine.slots_text() + ", fabric " + source + note + ", algorithm " +
                         result.algorithm + (result.tree.empty() ? "" : " (tree " + result.tree + ")") +
-                        (result.seconds.count("anneal") ? ", host groups annealed" : "") + ": hop-bytes " + number(now.hop_bytes) + " -> " + number(mapped.hop_bytes);
+                        (result.seconds.count("anneal") ? ", host groups annealed" : "") +
+                        ": hop-bytes " + number(now.hop_bytes) + " -> " + number(mapped.hop_bytes);
   if (mapped.cross_socket_bytes >= 0)
     summary += ", cross-socket bytes " + number(now.cross_socket_bytes) + " -> " + number(mapped.cross_socket_bytes);
   if (!better(mapped, now)) return keep_order(ranks, summary + "; no better than the current placement: ranks keep their order");
