@@ -25,17 +25,15 @@ double anneal_host_groups(const CommGraph &graph, const Machine &m, std::vector<
   if (moves <= 0 || groups.num_edges() == 0) return 0;
   auto hops = [&](int a, int b) { return 0.5 * (m.hops(a, b) + m.hops(b, a)); };  // routes may differ by direction
   std::vector<std::vector<int>> near(hosts);
-  std::vector<int> candidates;
+  std::vector<std::pair<double, int>> candidates;  // (hops, host): nearest first, then by index
   for (size_t h = 0; h < hosts; ++h) {
     candidates.clear();
     for (size_t x = 0; x < hosts; ++x)
-      if (x != h && m.slots(static_cast<int>(x)) == m.slots(static_cast<int>(h))) candidates.push_back(static_cast<int>(x));
+      if (x != h && m.slots(static_cast<int>(x)) == m.slots(static_cast<int>(h)))
+        candidates.emplace_back(hops(static_cast<int>(h), static_cast<int>(x)), static_cast<int>(x));
     auto keep = candidates.begin() + static_cast<long>(std::min<size_t>(kNearHosts, candidates.size()));
-    std::partial_sort(candidates.begin(), keep, candidates.end(), [&](int a, int b) {
-      double ha = hops(static_cast<int>(h), a), hb = hops(static_cast<int>(h), b);
-      return ha != hb ? ha < hb : a < b;
-    });
-    near[h].assign(candidates.begin(), keep);
+    std::partial_sort(candidates.begin(), keep, candidates.end());
+    for (auto it = candidates.begin(); it != keep; ++it) near[h].push_back(it->second);
   }
   std::vector<int> host(hosts), at(hosts);
   std::iota(host.begin(), host.end(), 0);
