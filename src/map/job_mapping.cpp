@@ -158,8 +158,10 @@ JobMapping map_job(const JobMapRequest &request) {
   if (ranks == 0 || static_cast<size_t>(request.graph.num_vertices()) != ranks)
     throw Error(CANOPY_ERR_INVALID_ARG, "the graph has " + std::to_string(request.graph.num_vertices()) +
                                             " vertices for " + std::to_string(ranks) + " ranks");
-  if (request.anneal_moves < 0)
-    throw Error(CANOPY_ERR_INVALID_ARG, "map_anneal_moves is " + std::to_string(request.anneal_moves) + " (0 or more)");
+  if (request.anneal_moves < 0 || request.analytic_iterations < 0)
+    throw Error(CANOPY_ERR_INVALID_ARG, "map_anneal_moves " + std::to_string(request.anneal_moves) +
+                                            " and map_analytic_iterations " + std::to_string(request.analytic_iterations) +
+                                            " must be 0 or more");
   if (!request.core_of_rank.empty() && request.core_of_rank.size() != ranks)
     throw Error(CANOPY_ERR_INVALID_ARG, "cores are given for " + std::to_string(request.core_of_rank.size()) + " of " +
                                             std::to_string(ranks) + " ranks");
@@ -172,11 +174,13 @@ JobMapping map_job(const JobMapRequest &request) {
   MapOptions options;
   options.algorithm = request.algorithm;
   options.anneal_moves = request.anneal_moves;
+  options.analytic_iterations = request.analytic_iterations;
   MapResult result = map_processes(problem, options);
   Metrics now = evaluate(problem, slots.slot_of_rank), mapped = evaluate(problem, result.slot_of_process);
 
   std::string summary = std::to_string(ranks) + " ranks on " + problem.machine.slots_text() + ", fabric " + source + note + ", algorithm " +
                         result.algorithm + (result.tree.empty() ? "" : " (tree " + result.tree + ")") +
+                        (result.seconds.count("analytic") ? ", host groups placed analytically" : "") +
                         (result.seconds.count("anneal") ? ", host groups annealed" : "") +
                         ": hop-bytes " + number(now.hop_bytes) + " -> " + number(mapped.hop_bytes);
   if (mapped.cross_socket_bytes >= 0)

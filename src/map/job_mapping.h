@@ -30,6 +30,9 @@ struct JobMapRequest {
   /** Moves per host of the host groups' annealing after the refinement
       (MapOptions::anneal_moves; greedy, rt, rb); 0: none. */
   int64_t anneal_moves = 0;
+  /** Iterations of the host groups' analytic placement after the refinement
+      (MapOptions::analytic_iterations; tori); 0: none. */
+  int analytic_iterations = 0;
 };
 
 struct JobMapping {
@@ -42,7 +45,7 @@ struct JobMapping {
     order (mapped = false) when the mapping is not strictly better than the
     current placement (hop-bytes, then cross-socket bytes). Throws Error for bad
     input: an unknown algorithm, a fabric that cannot be loaded or lacks a host,
-    rb without coordinates, a negative anneal_moves. */
+    rb without coordinates, a negative anneal_moves or analytic_iterations. */
 JobMapping map_job(const JobMapRequest &request);
 
 /** The fabric assumed when none is named: every host on one switch (one hop

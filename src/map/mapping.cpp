@@ -357,15 +357,24 @@ std::vector<int> canopy_placement(const Problem &p, const MapOptions &o, MapResu
     report(o.progress, "refinement: process swaps between hosts");
     host_of = refine_with_guard(padded, m, std::move(host_of), result);
   }
-  if (o.anneal_moves > 0) {
-    // Kept only if lower on the one-way hop counts the metrics use (the annealing averages both ways).
-    auto anneal_start = Clock::now();
-    std::vector<int> annealed = host_of;
-    anneal_host_groups(padded, m, annealed, o.anneal_moves, static_cast<uint64_t>(o.seed), o.progress);
-    if (o.refine) refine_hosts(padded, m, annealed);
-    if (inter_node_hop_bytes(padded, m, annealed) < inter_node_hop_bytes(padded, m, host_of)) host_of = std::move(annealed);
-    result.seconds["anneal"] = seconds_since(anneal_start);
-  }
+  // Steps that move whole host groups, each refined after and kept only if lower on the
+  // one-way hop counts the metrics use (they average both ways).
+  auto group_step = [&](const char *phase, auto &&step) {
+    auto start = Clock::now();
+    std::vector<int> moved = host_of;
+    step(moved);
+    if (o.refine) refine_hosts(padded, m, moved);
+    if (inter_node_hop_bytes(padded, m, moved) < inter_node_hop_bytes(padded, m, host_of)) host_of = std::move(moved);
+    result.seconds[phase] = seconds_since(start);
+  };
+  if (o.analytic_iterations > 0)
+    group_step("analytic", [&](std::vector<int> &h) {
+      place_host_groups_analytically(padded, m, h, o.analytic_iterations, o.progress);
+    });
+  if (o.anneal_moves > 0)
+    group_step("anneal", [&](std::vector<int> &h) {
+      anneal_host_groups(padded, m, h, o.anneal_moves, static_cast<uint64_t>(o.seed), o.progress);
+    });
   auto intra_start = Clock::now();
   result.intra_node = o.intra_node && m.node().has_value();
   if (result.intra_node) report(o.progress, "intra-node mapping");

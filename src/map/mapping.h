@@ -15,7 +15,8 @@
 //             (scotch_mapping.h), overloads repaired; the peer, so never refined
 // greedy, rt and rb are followed by a refinement pass (process swaps between
 // hosts that lower hop-bytes, never worse than identity or block), on request
-// annealing of the host groups (MapOptions::anneal_moves), and, when the
+// analytic placement and annealing of the host groups (MapOptions::analytic_iterations,
+// anneal_moves), and, when the
 // machine knows its nodes' inside, intra-node mapping on the hwloc tree.
 #pragma once
 #include <cstdint>
@@ -96,6 +97,11 @@ struct MapOptions {
       many moves per host (placement_steps.h: anneal_host_groups), then refine again.
       Never more hop-bytes than without; slow (seconds to minutes); 0: none. */
   int64_t anneal_moves = 0;
+  /** greedy, rt, rb on machines with coordinates and equal slots: after the
+      refinement, this many iterations of analytic placement of the host groups
+      (placement_steps.h: place_host_groups_analytically), then refine again;
+      before any annealing. Never more hop-bytes than without; 0: none. */
+  int analytic_iterations = 0;
   ProgressFn progress{};   // told each stage as it begins (the walk level by level); none: silent
 };
 
@@ -108,7 +114,7 @@ struct MapResult {
   std::string target;         // scotch: the Scotch target architecture used ("" otherwise)
   bool intra_node = false;    // intra-node mapping was applied
   std::string refined_from;   // "" without refinement; else the start the result came from ("rt", "identity", ...)
-  /** Wall time per phase ("partition", "tree", "map", "refine", "anneal", "intra", "total"),
+  /** Wall time per phase ("partition", "tree", "map", "refine", "analytic", "anneal", "intra", "total"),
       and "total_cpu": the process's CPU time for the whole mapping. */
   std::map<std::string, double> seconds;
 };

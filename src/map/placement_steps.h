@@ -52,6 +52,22 @@ double refine_hosts(const CommGraph &graph, const Machine &machine, std::vector<
 double anneal_host_groups(const CommGraph &graph, const Machine &machine, std::vector<int> &host_of,
                           int64_t moves_per_host, uint64_t seed, const ProgressFn &progress = {});
 
+/** Analytic placement of where whole host groups go, on machines whose hosts
+    have coordinates (tori and meshes) and equal slots; elsewhere nothing. Each
+    of @p iterations places the groups' graph quadratically on the coordinates
+    (edges weighted by bytes over their length along each axis, as the bound-to-
+    bound model of VLSI placement does, so the squares stand for the hop counts)
+    pulled towards anchors at the last legal placement with a pull that grows by
+    30% each time, then takes the legal placement nearest to those positions
+    (one group a host, least squared displacement: an auction). The legal
+    placement with the lowest bytes x hops (each pair's hops averaged over its two
+    directions) is kept. Deterministic. Returns the cost removed. Where the tree
+    walk keeps its groups inside its hierarchy and pays with long edges across it
+    (unstructured meshes on tori), this finds the placements the annealing finds
+    in a fraction of its moves (docs/mapping-history.md). */
+double place_host_groups_analytically(const CommGraph &graph, const Machine &machine, std::vector<int> &host_of,
+                                      int iterations, const ProgressFn &progress = {});
+
 /** Slot of every vertex given its host (which holds as many vertices as it has
     slots): with @p on_node_tree and a node layout, recursive tree mapping of each
     host's vertices on the hwloc tree of its slots; otherwise local slots in

@@ -101,32 +101,33 @@ def test_all_algorithms_and_outputs():
             check(f"{algorithm}: intra-node on the hwloc tree", report["intra_node"] is True, report)
 
 
-def test_annealing():
-    # bench_gen_mesh's graded mesh of 32,768 rows split into 2,048 processes, on the 128 hosts of an 8x4x4 torus
-    # (16 slots each, shuffled): an unstructured mesh on a torus, where annealing the host groups finds what the
-    # tree walk and the process swaps miss (docs/mapping-history.md).
+def test_group_steps():
+    # bench_gen_mesh's graded mesh of 131,072 rows split into 8,192 processes, on the 512 hosts of an 8x8x8 torus
+    # (16 slots each, shuffled): an unstructured mesh on a torus, where annealing or analytic placement of the host
+    # groups finds what the tree walk and the process swaps miss (docs/mapping-history.md).
     mesh = os.path.join(TMP, "mesh.mtx")
-    subprocess.run([os.path.join(BIN, "bench_gen_mesh"), "--points", "32768", "--neighbors", "10", "--seed", "1", "-o", mesh],
+    subprocess.run([os.path.join(BIN, "bench_gen_mesh"), "--points", "131072", "--neighbors", "10", "--seed", "2", "-o", mesh],
                    check=True, capture_output=True)
-    torus = write("t128.torus", "dims 8 4 4\n" + "".join(f"host u{i} {i % 8} {i // 8 % 4} {i // 32}\n" for i in range(128)))
-    order = list(range(128))
+    torus = write("t512.torus", "dims 8 8 8\n" + "".join(f"host u{i} {i % 8} {i // 8 % 8} {i // 64}\n" for i in range(512)))
+    order = list(range(512))
     random.Random(1).shuffle(order)
-    hosts = write("t128.hosts", "".join(f"u{i}\n" for i in order))
-    perm = os.path.join(TMP, "annealed.perm")
-    reports = []
-    for moves in ("0", "10000", "10000"):
-        r = canopy("--graph", "mtx:" + mesh, "--parts", "2048", "--fabric", torus, "--hosts", hosts, "--ppn", "16",
-                   "--anneal-moves", moves, "--json", "--permutation", perm)
-        reports.append(json.loads(r.stdout) if r.returncode == 0 else {})
-        check(f"--anneal-moves {moves}: exit 0", r.returncode == 0, r.stderr)
-    plain, annealed, again = (x.get("metrics", {}).get("hop_bytes", 0) for x in reports)
-    check("annealing lowers hop-bytes on a mesh on a torus", 0 < annealed < 0.99 * plain, (plain, annealed))
-    check("annealing is deterministic", annealed == again, (annealed, again))
-    check("annealing is timed as its own phase", "anneal" in reports[1].get("seconds", {})
-          and "anneal" not in reports[0].get("seconds", {}), [x.get("seconds") for x in reports])
-    check("annealed permutation is one-to-one", sorted(int(line) for line in open(perm)) == list(range(2048)))
-    r = canopy("--graph", "mtx:" + mesh, "--parts", "2048", "--fabric", torus, "--hosts", hosts, "--anneal-moves", "-5")
-    check("negative --anneal-moves refused", r.returncode != 0 and "--anneal-moves" in r.stderr, r.stderr)
+    hosts = write("t512.hosts", "".join(f"u{i}\n" for i in order))
+    perm = os.path.join(TMP, "grouped.perm")
+    for option, value, phase in (("--anneal-moves", "2000", "anneal"), ("--analytic-placement", "10", "analytic")):
+        reports = []
+        for count in ("0", value, value):
+            r = canopy("--graph", "mtx:" + mesh, "--parts", "8192", "--fabric", torus, "--hosts", hosts, "--ppn", "16",
+                       option, count, "--json", "--permutation", perm)
+            reports.append(json.loads(r.stdout) if r.returncode == 0 else {})
+            check(f"{option} {count}: exit 0", r.returncode == 0, r.stderr)
+        plain, moved, again = (x.get("metrics", {}).get("hop_bytes", 0) for x in reports)
+        check(f"{option} lowers hop-bytes on a mesh on a torus", 0 < moved < 0.99 * plain, (plain, moved))
+        check(f"{option} is deterministic", moved == again, (moved, again))
+        check(f"{option} is timed as its own phase", phase in reports[1].get("seconds", {})
+              and phase not in reports[0].get("seconds", {}), [x.get("seconds") for x in reports])
+        check(f"{option}: the permutation is one-to-one", sorted(int(line) for line in open(perm)) == list(range(8192)))
+        r = canopy("--graph", "mtx:" + mesh, "--parts", "8192", "--fabric", torus, "--hosts", hosts, option, "-5")
+        check(f"negative {option} refused", r.returncode != 0 and option in r.stderr, r.stderr)
 
 
 def test_fat_tree_tree_choice():
@@ -505,7 +506,7 @@ def test_progress():
           "] splitting the 16 rows into 8 processes (METIS)\n" in shown, shown)
 
 
-for test in (test_help, test_all_algorithms_and_outputs, test_annealing, test_fat_tree_tree_choice, test_scotch, test_graph_formats,
+for test in (test_help, test_all_algorithms_and_outputs, test_group_steps, test_fat_tree_tree_choice, test_scotch, test_graph_formats,
              test_errors, test_slots_from_the_host_file, test_rankfile_launches_with_mpirun,
              test_machinefile_places_ranks_with_hydra, test_heatmap, test_heatmap_large_job_is_binned, test_draw_load,
              test_picture_errors, test_non_utf8_paths_in_the_report, test_progress):

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <fstream>
 #include <numeric>
 #include <random>
@@ -164,28 +166,75 @@ double hop_bytes_after(const JobMapping &m) {
   return at == std::string::npos ? -1 : std::stod(m.summary.substr(at + 3));
 }
 
-// MPI task mapping anneals the host groups on request (map_anneal_moves, as
-// canopy map --anneal-moves): a random graph of 2 ranks per host on a 4x4x4
-// torus, hosts shuffled, where annealing finds placements of the groups that
-// the walk and the refinement's process swaps miss.
-TEST(JobMapping, AnnealsTheHostGroupsOnRequest) {
-  std::string torus = testing::TempDir() + "job_anneal.torus";
-  {
-    std::ofstream out(torus);
-    out << "dims 4 4 4\n";
-    for (int i = 0; i < 64; ++i) out << "host t" << i << " " << i % 4 << " " << i / 4 % 4 << " " << i / 16 << "\n";
-  }
+// A torus file of dims x, y, z with one host per router, named PREFIX0, PREFIX1, ...
+// (x fastest); returns its path and the host names shuffled (a scattered allocation).
+std::pair<std::string, std::vector<std::string>> torus_file(const std::string &prefix, int x, int y, int z) {
+  std::string path = testing::TempDir() + "job_" + prefix + ".torus";
+  std::ofstream out(path);
+  out << "dims " << x << " " << y << " " << z << "\n";
   std::vector<std::string> hosts;
-  for (int i = 0; i < 64; ++i) hosts.push_back("t" + std::to_string(i)), hosts.push_back(hosts.back());
+  for (int i = 0; i < x * y * z; ++i) {
+    hosts.push_back(prefix + std::to_string(i));
+    out << "host " << hosts.back() << " " << i % x << " " << i / x % y << " " << i / (x * y) << "\n";
+  }
   std::shuffle(hosts.begin(), hosts.end(), std::mt19937(3));
-  CommGraph g = test::random_graph(128, 384, 7);
-  JobMapping plain = map_job({hosts, g, torus, "", "rt", {}});
-  JobMapping annealed = map_job({hosts, g, torus, "", "rt", {}, 2000});
-  ASSERT_TRUE(plain.mapped && annealed.mapped) << plain.summary << "\n" << annealed.summary;
-  EXPECT_TRUE(is_permutation(annealed.new_rank));
-  EXPECT_LT(hop_bytes_after(annealed), hop_bytes_after(plain)) << plain.summary << "\n" << annealed.summary;
-  EXPECT_NE(annealed.summary.find("host groups annealed"), std::string::npos) << annealed.summary;
-  EXPECT_EQ(plain.summary.find("annealed"), std::string::npos) << plain.summary;
+  return {path, hosts};
+}
+
+// An unstructured mesh: n random points, denser towards one edge of the unit
+// cube, each joined to its k nearest by 100 bytes.
+CommGraph graded_mesh(int n, int k, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<std::array<double, 3>> p(static_cast<size_t>(n));
+  for (auto &q : p) {
+    double a = u(rng), b = u(rng);
+    q = {a * a, b * b, u(rng)};
+  }
+  CommGraphBuilder b(n);
+  for (int i = 0; i < n; ++i) {
+    std::vector<std::pair<double, int>> d;
+    for (int j = 0; j < n; ++j) {
+      double sum = 0;
+      for (int c = 0; c < 3; ++c) sum += std::pow(p[static_cast<size_t>(i)][c] - p[static_cast<size_t>(j)][c], 2);
+      if (j != i) d.push_back({sum, j});
+    }
+    std::partial_sort(d.begin(), d.begin() + k, d.end());
+    for (int j = 0; j < k; ++j) b.add(i, d[static_cast<size_t>(j)].second, 100);
+  }
+  return b.build();
+}
+
+// MPI task mapping moves the host groups on request, as canopy map does
+// (map_anneal_moves, map_analytic_iterations): each lowers what the walk and
+// the refinement's process swaps leave where it pays, and the summary says so.
+// Annealing: a random graph of 2 ranks per host on a 4x4x4 torus. Analytic
+// placement: an unstructured mesh of one rank per host on an 8x8x8 torus.
+TEST(JobMapping, MovesTheHostGroupsOnRequest) {
+  auto [small, small_hosts] = torus_file("t", 4, 4, 4);
+  std::vector<std::string> two_per_host;
+  for (const std::string &h : small_hosts) two_per_host.push_back(h), two_per_host.push_back(h);
+  CommGraph random = test::random_graph(128, 384, 7);
+  auto [large, large_hosts] = torus_file("u", 8, 8, 8);
+  CommGraph mesh = graded_mesh(512, 6, 5);
+  struct Case {
+    std::vector<std::string> hosts;
+    CommGraph graph;
+    std::string fabric;
+    int64_t anneal_moves;
+    int analytic_iterations;
+    const char *says;
+  };
+  for (const Case &c : {Case{two_per_host, random, small, 2000, 0, "host groups annealed"},
+                        Case{large_hosts, mesh, large, 0, 10, "host groups placed analytically"}}) {
+    JobMapping plain = map_job({c.hosts, c.graph, c.fabric, "", "rt", {}});
+    JobMapping moved = map_job({c.hosts, c.graph, c.fabric, "", "rt", {}, c.anneal_moves, c.analytic_iterations});
+    ASSERT_TRUE(plain.mapped && moved.mapped) << plain.summary << "\n" << moved.summary;
+    EXPECT_TRUE(is_permutation(moved.new_rank));
+    EXPECT_LT(hop_bytes_after(moved), hop_bytes_after(plain)) << plain.summary << "\n" << moved.summary;
+    EXPECT_NE(moved.summary.find(c.says), std::string::npos) << moved.summary;
+    EXPECT_EQ(plain.summary.find("host groups"), std::string::npos) << plain.summary;
+  }
 }
 
 TEST(JobMapping, BadInputsAreErrors) {
@@ -204,6 +253,7 @@ TEST(JobMapping, BadInputsAreErrors) {
   EXPECT_NE(status({checkerboard("a", "b"), stencil(2, 2, 2), "/no/such/fabric", "", "rt", {}}), CANOPY_SUCCESS);
   EXPECT_EQ(status({{"a", "b"}, stencil(2, 2, 2), "", "", "rt", {}}), CANOPY_ERR_INVALID_ARG);  // 2 hosts for 8 vertices
   EXPECT_EQ(status({checkerboard("a", "b"), stencil(2, 2, 2), "", "", "rt", {}, -1}), CANOPY_ERR_INVALID_ARG);
+  EXPECT_EQ(status({checkerboard("a", "b"), stencil(2, 2, 2), "", "", "rt", {}, 0, -1}), CANOPY_ERR_INVALID_ARG);
 }
 
 }  // namespace

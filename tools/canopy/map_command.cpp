@@ -28,6 +28,7 @@ struct MapCommandOptions {
   std::string rankfile, slurm_hostfile, machinefile, permutation, process_graph, heatmap, draw_load;
   int ppn = 0, parts = 0, seed = 1;
   int64_t anneal_moves = 0;
+  int analytic_iterations = 0;
   bool no_intra = false, no_refine = false, json = false;
 };
 
@@ -105,6 +106,7 @@ int run_map(const MapCommandOptions &o) {
   options.refine = !o.no_refine;
   options.seed = o.seed;
   options.anneal_moves = o.anneal_moves;
+  options.analytic_iterations = o.analytic_iterations;
   options.progress = progress.fn();
   progress.stage("mapping " + std::to_string(problem.graph.num_vertices()) + " processes with " + o.algorithm);
   map::MapResult result = map::map_processes(problem, options);
@@ -160,6 +162,13 @@ CommandRunner add_map_command(CLI::App &app) {
       ->check(CLI::IsMember({"auto", "tree", "flat", "runs"}))->capture_default_str();
   cmd->add_option("--parts", o->parts, "MatrixMarket input: split the rows into this many processes (METIS)");
   cmd->add_option("--seed", o->seed, "METIS and Scotch seed (same seed, same mapping)")->capture_default_str();
+  cmd->add_option("--analytic-placement", o->analytic_iterations,
+                  "greedy/rt/rb on a fabric with coordinates (torus:) and hosts of equal slots: after the refinement, "
+                  "N iterations of analytic placement of the host groups (quadratic placement on the coordinates "
+                  "alternating with the nearest legal placement, as in VLSI placement), then refine again; kept only "
+                  "if it lowers hop-bytes; before --anneal-moves. Pays where --anneal-moves does, far faster. "
+                  "Default 0: none")
+      ->check(CLI::Range(0, 1000));
   cmd->add_option("--anneal-moves", o->anneal_moves,
                   "greedy/rt/rb: after the refinement, anneal where the host groups go (each host's processes moved "
                   "together) with N moves per host, then refine again; kept only if it lowers hop-bytes. Slow: 20000 "
