@@ -15,9 +15,9 @@
 //             (scotch_mapping.h), overloads repaired; the peer, so never refined
 // greedy, rt and rb are followed by a refinement pass (process swaps between
 // hosts that lower hop-bytes, never worse than identity or block), on request
-// analytic placement and annealing of the host groups (MapOptions::analytic_iterations,
-// anneal_moves), and, when the
-// machine knows its nodes' inside, intra-node mapping on the hwloc tree.
+// analytic placement and annealing of the host groups (MapOptions::
+// analytic_iterations, anneal_moves), and, when the machine knows its nodes'
+// inside, intra-node mapping on the hwloc tree.
 #pragma once
 #include <cstdint>
 #include <map>
