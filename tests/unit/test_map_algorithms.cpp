@@ -472,65 +472,61 @@ TEST(Refinement, PruningMakesTheSameSwapsAsCostingEveryPair) {
   EXPECT_EQ(refined, 40);
 }
 
-// Annealing the host groups moves whole groups between hosts of as many slots:
-// every host ends with the vertices some host of its size held at the start,
-// off-node bytes per group unchanged; the cost (symmetric hops here) never rises
-// and, from groups placed at random, falls; the same seed anneals the same way.
+// Runs a step that moves whole host groups (step(graph, host_of) returns the
+// cost it removed) twice, from a random placement of a random graph on @p m:
+// the same result both times, a cost lower by exactly what it reports, and each
+// host's group whole on one host. Returns the host each host's group went to.
+template <class Step>
+std::vector<int> check_group_step(const Machine &m, unsigned seed, Step step) {
+  CommGraph g = test::random_graph(m.num_slots(), 3 * m.num_slots(), seed);
+  std::vector<int> host_of;
+  for (int s = 0; s < m.num_slots(); ++s) host_of.push_back(m.host_of_slot(s));
+  std::shuffle(host_of.begin(), host_of.end(), std::mt19937(seed));
+  std::vector<std::set<int>> before(static_cast<size_t>(m.num_hosts()));
+  for (size_t v = 0; v < host_of.size(); ++v) before[static_cast<size_t>(host_of[v])].insert(static_cast<int>(v));
+  double cost = inter_node_hop_bytes(g, m, host_of);
+  std::vector<int> moved = host_of, again = host_of;
+  double removed = step(g, moved);
+  step(g, again);
+  EXPECT_EQ(moved, again) << "seed " << seed;
+  EXPECT_GT(removed, 0) << "seed " << seed;
+  EXPECT_NEAR(inter_node_hop_bytes(g, m, moved), cost - removed, 1e-9 * cost) << "seed " << seed;
+  std::vector<int> went;
+  for (const std::set<int> &group : before) {
+    went.push_back(moved[static_cast<size_t>(*group.begin())]);
+    for (int v : group) EXPECT_EQ(moved[static_cast<size_t>(v)], went.back()) << "seed " << seed;
+  }
+  return went;
+}
+
+// Annealing the host groups moves whole groups between hosts of as many slots;
+// the cost (symmetric hops here) never rises and, from groups placed at random,
+// falls; the same seed anneals the same way.
 TEST(Annealing, MovesWholeGroupsBetweenEqualHostsAndNeverRaisesTheCost) {
   for (unsigned seed = 1; seed <= 20; ++seed) {
     auto topo = seed % 2 ? test::fat_tree(6, 5, 3) : test::torus({4, 4, 2});
     std::vector<int> hosts = all_hosts(*topo, seed), slots;
     for (size_t i = 0; i < hosts.size(); ++i) slots.push_back(seed % 3 ? 2 : 1 + static_cast<int>(i % 2) * 2);
     Machine m(topo, hosts, slots);
-    CommGraph g = test::random_graph(m.num_slots(), 3 * m.num_slots(), seed);
-    std::vector<int> host_of;
-    for (int s = 0; s < m.num_slots(); ++s) host_of.push_back(m.host_of_slot(s));
-    std::shuffle(host_of.begin(), host_of.end(), std::mt19937(seed));
-    std::vector<std::set<int>> before(static_cast<size_t>(m.num_hosts()));
-    for (size_t v = 0; v < host_of.size(); ++v) before[static_cast<size_t>(host_of[v])].insert(static_cast<int>(v));
-    double cost = inter_node_hop_bytes(g, m, host_of);
-    std::vector<int> annealed = host_of, again = host_of;
-    double removed = anneal_host_groups(g, m, annealed, 200, seed);
-    anneal_host_groups(g, m, again, 200, seed);
-    EXPECT_EQ(annealed, again) << "seed " << seed;
-    EXPECT_GT(removed, 0) << "seed " << seed;
-    EXPECT_NEAR(inter_node_hop_bytes(g, m, annealed), cost - removed, 1e-9 * cost) << "seed " << seed;
-    for (size_t h = 0; h < before.size(); ++h) {  // the group host h held is now whole on a host of its size
-      int to = annealed[static_cast<size_t>(*before[h].begin())];
-      for (int v : before[h]) EXPECT_EQ(annealed[static_cast<size_t>(v)], to) << "seed " << seed;
-      EXPECT_EQ(m.slots(to), m.slots(static_cast<int>(h))) << "seed " << seed;
-    }
+    std::vector<int> went = check_group_step(m, seed, [&](const CommGraph &g, std::vector<int> &host_of) {
+      return anneal_host_groups(g, m, host_of, 200, seed);
+    });
+    for (size_t h = 0; h < went.size(); ++h) EXPECT_EQ(m.slots(went[h]), m.slots(static_cast<int>(h))) << "seed " << seed;
   }
 }
 
 // Analytic placement moves whole host groups between hosts too, where the
-// hosts have coordinates and equal slots; the cost (symmetric hops here) never
+// hosts have coordinates and equal slots, one group a host; the cost never
 // rises and, from groups placed at random on a torus, falls; it is deterministic;
 // without coordinates, or with unequal hosts, it leaves the placement alone.
 TEST(AnalyticPlacement, MovesWholeGroupsOnToriAndNeverRaisesTheCost) {
   for (unsigned seed = 1; seed <= 12; ++seed) {
     auto topo = test::torus({4, 4, 2 + static_cast<int>(seed % 3)});
     Machine m(topo, all_hosts(*topo, seed), 2);
-    CommGraph g = test::random_graph(m.num_slots(), 3 * m.num_slots(), seed);
-    std::vector<int> host_of;
-    for (int s = 0; s < m.num_slots(); ++s) host_of.push_back(m.host_of_slot(s));
-    std::shuffle(host_of.begin(), host_of.end(), std::mt19937(seed));
-    std::vector<std::set<int>> before(static_cast<size_t>(m.num_hosts()));
-    for (size_t v = 0; v < host_of.size(); ++v) before[static_cast<size_t>(host_of[v])].insert(static_cast<int>(v));
-    double cost = inter_node_hop_bytes(g, m, host_of);
-    std::vector<int> placed = host_of, again = host_of;
-    double removed = place_host_groups_analytically(g, m, placed, 10);
-    place_host_groups_analytically(g, m, again, 10);
-    EXPECT_EQ(placed, again) << "seed " << seed;
-    EXPECT_GT(removed, 0) << "seed " << seed;
-    EXPECT_NEAR(inter_node_hop_bytes(g, m, placed), cost - removed, 1e-9 * cost) << "seed " << seed;
-    std::set<int> targets;
-    for (size_t h = 0; h < before.size(); ++h) {  // the group host h held is now whole on one host, its own
-      int to = placed[static_cast<size_t>(*before[h].begin())];
-      for (int v : before[h]) EXPECT_EQ(placed[static_cast<size_t>(v)], to) << "seed " << seed;
-      targets.insert(to);
-    }
-    EXPECT_EQ(targets.size(), before.size()) << "seed " << seed;
+    std::vector<int> went = check_group_step(m, seed, [&](const CommGraph &g, std::vector<int> &host_of) {
+      return place_host_groups_analytically(g, m, host_of, 10);
+    });
+    EXPECT_EQ(std::set<int>(went.begin(), went.end()).size(), went.size()) << "seed " << seed;
   }
   // No coordinates (a fat tree), or hosts of unequal slots: nothing moves.
   auto tree = test::fat_tree(6, 5, 3);
