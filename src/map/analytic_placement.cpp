@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <map>
 #include <limits>
 #include <numeric>
 #include <string>
@@ -63,73 +64,151 @@ void solve_axis(const CommGraph &g, const std::vector<double> &weight, double la
 }
 
 // The legal placement nearest to the groups' positions: each group on its own
-// host, the sum of squared displacements least up to n x kBidStep (Bertsekas's
-// auction; prices carry over from the last call, which the positions moved
-// little from, so few bids are needed).
+// host, the sum of squared displacements least (up to the auction's step).
+// Bertsekas's auction; its prices carry over from the last call, which the
+// positions moved little from, so few bids are needed. Each bid looks at every
+// candidate, so on many hosts the hosts are first taken together in cells (cubes
+// of routers, at most kMostCells of them): the groups bid for a cell's places
+// by the distance to its centre, then each cell's groups bid for its hosts.
 class Legalizer {
  public:
-  explicit Legalizer(const std::vector<std::vector<int>> &coords)
-      : hosts_(coords.size()), dims_(coords.empty() ? 0 : coords[0].size()), at_(dims_, std::vector<double>(hosts_)),
-        price_(hosts_, 0) {
-    for (size_t h = 0; h < hosts_; ++h)
-      for (size_t k = 0; k < dims_; ++k) at_[k][h] = coords[h][k];
-  }
-
-  std::vector<int> operator()(const std::vector<std::vector<double>> &x) {
-    std::vector<int> owner(hosts_, -1), host(hosts_, -1);
-    std::deque<int> waiting;
-    std::vector<double> cost(hosts_);
-    auto displacements = [&](size_t g) {  // cost[h]: g's squared displacement to host h (axis by axis: vectorised)
-      std::fill(cost.begin(), cost.end(), 0.0);
-      for (size_t k = 0; k < dims_; ++k) {
-        const double here = x[k][g], *at = at_[k].data();
-        for (size_t h = 0; h < hosts_; ++h) cost[h] += (here - at[h]) * (here - at[h]);
-      }
-    };
-    // The first call scales the step down from coarse bids (prices from nothing);
-    // later calls start from prices that nearly fit.
-    std::vector<double> steps{kBidStep};
-    if (first_) steps = {25 * kBidStep, 5 * kBidStep, kBidStep};
-    first_ = false;
-    size_t bids = 0;
-    for (double step : steps) {
-      std::fill(owner.begin(), owner.end(), -1);
-      waiting.resize(hosts_);
-      std::iota(waiting.begin(), waiting.end(), 0);
-      // Bids are bounded by the costs' range over the step; the cap only guards against
-      // rounding: groups still waiting then take the nearest free hosts.
-      for (size_t cap = bids + 1000 * hosts_; !waiting.empty() && bids < cap; ++bids) {
-        size_t g = static_cast<size_t>(waiting.front());
-        waiting.pop_front();
-        displacements(g);
-        double best = -std::numeric_limits<double>::infinity(), second = best;
-        size_t to = 0;
-        for (size_t h = 0; h < hosts_; ++h) {
-          double value = -cost[h] - price_[h];
-          if (value > best) second = best, best = value, to = h;
-          else if (value > second) second = value;
-        }
-        price_[to] += best - second + step;
-        if (owner[to] >= 0) host[static_cast<size_t>(owner[to])] = -1, waiting.push_back(owner[to]);
-        owner[to] = static_cast<int>(g), host[g] = static_cast<int>(to);
-      }
-    }
-    for (int g : waiting) {
-      displacements(static_cast<size_t>(g));
-      size_t to = hosts_;
-      for (size_t h = 0; h < hosts_; ++h)
-        if (owner[h] < 0 && (to == hosts_ || cost[h] < cost[to])) to = h;
-      owner[to] = g, host[static_cast<size_t>(g)] = static_cast<int>(to);
-    }
-    return host;
-  }
+  explicit Legalizer(const std::vector<std::vector<int>> &coords);
+  std::vector<int> operator()(const std::vector<std::vector<double>> &x);
 
  private:
-  size_t hosts_, dims_;
-  std::vector<std::vector<double>> at_;  // at_[k][h]: host h's coordinate on axis k
-  std::vector<double> price_;
+  static constexpr size_t kMostCells = 512;
+
+  // The places one auction hands out: `targets` of them, target t at position
+  // at[k][t] with capacity[t] places, each place with its price.
+  struct Targets {
+    std::vector<std::vector<double>> at;
+    std::vector<int> capacity;
+    std::vector<std::vector<double>> price;  // per target, per place
+  };
+  // Assigns @p groups (positions x) to places of @p t; returns each group's target.
+  std::vector<int> auction(const std::vector<std::vector<double>> &x, const std::vector<int> &groups, Targets &t);
+
+  size_t dims_;
   bool first_ = true;
+  Targets cells_;                          // the cells, as many places as hosts each
+  std::vector<std::vector<int>> members_;  // the hosts of each cell
+  std::vector<Targets> hosts_;             // per cell: its hosts, one place each
 };
+
+Legalizer::Legalizer(const std::vector<std::vector<int>> &coords) : dims_(coords.empty() ? 0 : coords[0].size()) {
+  std::vector<int> low(dims_, std::numeric_limits<int>::max());
+  for (const std::vector<int> &c : coords)
+    for (size_t k = 0; k < dims_; ++k) low[k] = std::min(low[k], c[k]);
+  std::map<std::vector<int>, int> cell_at;
+  for (int side = 1;; side *= 2) {
+    cell_at.clear();
+    members_.clear();
+    for (size_t h = 0; h < coords.size(); ++h) {
+      std::vector<int> cell(dims_);
+      for (size_t k = 0; k < dims_; ++k) cell[k] = (coords[h][k] - low[k]) / side;
+      auto [it, added] = cell_at.try_emplace(cell, static_cast<int>(members_.size()));
+      if (added) members_.emplace_back();
+      members_[static_cast<size_t>(it->second)].push_back(static_cast<int>(h));
+    }
+    if (members_.size() <= kMostCells) break;
+  }
+  auto targets_of = [&](const std::vector<std::vector<int>> &sets) {  // one target per set of hosts, at their mean
+    Targets t;
+    t.at.assign(dims_, std::vector<double>(sets.size(), 0.0));
+    for (size_t i = 0; i < sets.size(); ++i) {
+      for (int h : sets[i])
+        for (size_t k = 0; k < dims_; ++k) t.at[k][i] += coords[static_cast<size_t>(h)][k] / static_cast<double>(sets[i].size());
+      t.capacity.push_back(static_cast<int>(sets[i].size()));
+      t.price.emplace_back(sets[i].size(), 0.0);
+    }
+    return t;
+  };
+  cells_ = targets_of(members_);
+  for (const std::vector<int> &cell : members_) {
+    std::vector<std::vector<int>> singles;
+    for (int h : cell) singles.push_back({h});
+    hosts_.push_back(targets_of(singles));
+  }
+}
+
+std::vector<int> Legalizer::operator()(const std::vector<std::vector<double>> &x) {
+  size_t n = x.empty() ? 0 : x[0].size();
+  std::vector<int> all(n), host(n, -1);
+  std::iota(all.begin(), all.end(), 0);
+  std::vector<int> cell = auction(x, all, cells_);
+  std::vector<std::vector<int>> in_cell(members_.size());
+  for (size_t g = 0; g < n; ++g) in_cell[static_cast<size_t>(cell[g])].push_back(static_cast<int>(g));
+  for (size_t c = 0; c < members_.size(); ++c) {
+    std::vector<int> within = auction(x, in_cell[c], hosts_[c]);
+    for (size_t i = 0; i < within.size(); ++i)
+      host[static_cast<size_t>(in_cell[c][i])] = members_[c][static_cast<size_t>(within[i])];
+  }
+  first_ = false;
+  return host;
+}
+
+std::vector<int> Legalizer::auction(const std::vector<std::vector<double>> &x, const std::vector<int> &groups, Targets &t) {
+  size_t targets = t.capacity.size();
+  std::vector<int> target(groups.size(), -1);
+  if (targets == 1) return std::vector<int>(groups.size(), 0);
+  // Per target: its cheapest place and the next cheapest price (infinite with one place).
+  std::vector<size_t> cheapest(targets);
+  std::vector<double> next(targets);
+  auto survey = [&](size_t c) {
+    const std::vector<double> &p = t.price[c];
+    cheapest[c] = static_cast<size_t>(std::min_element(p.begin(), p.end()) - p.begin());
+    next[c] = std::numeric_limits<double>::infinity();
+    for (size_t s = 0; s < p.size(); ++s)
+      if (s != cheapest[c]) next[c] = std::min(next[c], p[s]);
+  };
+  std::vector<std::vector<int>> owner(targets);
+  std::vector<double> value(targets);
+  // A first call scales the step down from coarse bids (prices from nothing);
+  // later calls start from prices that nearly fit.
+  std::vector<double> steps{kBidStep};
+  if (first_) steps = {25 * kBidStep, 5 * kBidStep, kBidStep};
+  for (double step : steps) {
+    for (size_t c = 0; c < targets; ++c) owner[c].assign(t.price[c].size(), -1), survey(c);
+    std::deque<size_t> waiting(groups.size());
+    std::iota(waiting.begin(), waiting.end(), size_t{0});
+    // Bids are bounded by the costs' range over the step; the cap only guards against
+    // rounding: groups still waiting then take the nearest free places.
+    for (size_t bids = 0; !waiting.empty() && bids < 1000 * groups.size(); ++bids) {
+      size_t i = waiting.front(), g = static_cast<size_t>(groups[i]);
+      waiting.pop_front();
+      std::fill(value.begin(), value.end(), 0.0);
+      for (size_t k = 0; k < dims_; ++k) {
+        const double here = x[k][g], *at = t.at[k].data();
+        for (size_t c = 0; c < targets; ++c) value[c] -= (here - at[c]) * (here - at[c]);
+      }
+      double best = -std::numeric_limits<double>::infinity(), second = best;
+      size_t to = 0;
+      for (size_t c = 0; c < targets; ++c) {
+        double v = value[c] - t.price[c][cheapest[c]];
+        if (v > best) second = best, best = v, to = c;
+        else if (v > second) second = v;
+      }
+      second = std::max(second, value[to] - next[to]);  // the best target's next place
+      size_t place = cheapest[to];
+      t.price[to][place] += best - second + step;
+      int &holder = owner[to][place];
+      if (holder >= 0) target[static_cast<size_t>(holder)] = -1, waiting.push_back(static_cast<size_t>(holder));
+      holder = static_cast<int>(i), target[i] = static_cast<int>(to);
+      survey(to);
+    }
+    for (size_t i : waiting) {
+      size_t to = targets;
+      for (size_t c = 0; c < targets; ++c) {
+        bool free = std::find(owner[c].begin(), owner[c].end(), -1) != owner[c].end();
+        if (free && (to == targets || std::abs(t.at[0][c] - x[0][static_cast<size_t>(groups[i])]) <
+                                          std::abs(t.at[0][to] - x[0][static_cast<size_t>(groups[i])])))
+          to = c;
+      }
+      *std::find(owner[to].begin(), owner[to].end(), -1) = static_cast<int>(i), target[i] = static_cast<int>(to);
+    }
+  }
+  return target;
+}
 
 }  // namespace
 

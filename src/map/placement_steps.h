@@ -59,7 +59,8 @@ double anneal_host_groups(const CommGraph &graph, const Machine &machine, std::v
     bound model of VLSI placement does, so the squares stand for the hop counts)
     pulled towards anchors at the last legal placement with a pull that grows by
     30% each time, then takes the legal placement nearest to those positions
-    (one group a host, least squared displacement: an auction). The legal
+    (one group a host, least squared displacement: an auction; above 512 hosts
+    the groups bid for cells of routers first, then for their cell's hosts). The legal
     placement with the lowest bytes x hops (each pair's hops averaged over its two
     directions) is kept. Deterministic. Returns the cost removed. Where the tree
     walk keeps its groups inside its hierarchy and pays with long edges across it
