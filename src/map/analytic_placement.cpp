@@ -78,12 +78,11 @@ class Legalizer {
  private:
   static constexpr size_t kMostCells = 512;
 
-  // The places one auction hands out: `targets` of them, target t at position
-  // at[k][t] with capacity[t] places, each place with its price.
+  // What one auction hands out: targets, target c at position at[k][c] with
+  // price[c].size() places, each place with its price.
   struct Targets {
     std::vector<std::vector<double>> at;
-    std::vector<int> capacity;
-    std::vector<std::vector<double>> price;  // per target, per place
+    std::vector<std::vector<double>> price;
   };
   // Assigns @p groups (positions x) to places of @p t; returns each group's target.
   std::vector<int> auction(const std::vector<std::vector<double>> &x, const std::vector<int> &groups, Targets &t);
@@ -118,7 +117,6 @@ Legalizer::Legalizer(const std::vector<std::vector<int>> &coords) : dims_(coords
     for (size_t i = 0; i < sets.size(); ++i) {
       for (int h : sets[i])
         for (size_t k = 0; k < dims_; ++k) t.at[k][i] += coords[static_cast<size_t>(h)][k] / static_cast<double>(sets[i].size());
-      t.capacity.push_back(static_cast<int>(sets[i].size()));
       t.price.emplace_back(sets[i].size(), 0.0);
     }
     return t;
@@ -148,7 +146,7 @@ std::vector<int> Legalizer::operator()(const std::vector<std::vector<double>> &x
 }
 
 std::vector<int> Legalizer::auction(const std::vector<std::vector<double>> &x, const std::vector<int> &groups, Targets &t) {
-  size_t targets = t.capacity.size();
+  size_t targets = t.price.size();
   std::vector<int> target(groups.size(), -1);
   if (targets == 1) return std::vector<int>(groups.size(), 0);
   // Per target: its cheapest place and the next cheapest price (infinite with one place).
@@ -197,13 +195,15 @@ std::vector<int> Legalizer::auction(const std::vector<std::vector<double>> &x, c
       survey(to);
     }
     for (size_t i : waiting) {
+      size_t g = static_cast<size_t>(groups[i]);
+      auto distance = [&](size_t c) {
+        double sum = 0;
+        for (size_t k = 0; k < dims_; ++k) sum += (t.at[k][c] - x[k][g]) * (t.at[k][c] - x[k][g]);
+        return sum;
+      };
       size_t to = targets;
-      for (size_t c = 0; c < targets; ++c) {
-        bool free = std::find(owner[c].begin(), owner[c].end(), -1) != owner[c].end();
-        if (free && (to == targets || std::abs(t.at[0][c] - x[0][static_cast<size_t>(groups[i])]) <
-                                          std::abs(t.at[0][to] - x[0][static_cast<size_t>(groups[i])])))
-          to = c;
-      }
+      for (size_t c = 0; c < targets; ++c)
+        if (std::count(owner[c].begin(), owner[c].end(), -1) > 0 && (to == targets || distance(c) < distance(to))) to = c;
       *std::find(owner[to].begin(), owner[to].end(), -1) = static_cast<int>(i), target[i] = static_cast<int>(to);
     }
   }
