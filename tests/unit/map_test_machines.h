@@ -30,9 +30,9 @@ inline std::shared_ptr<const topo::Topology> fat_tree(int leaves, int hosts_per_
   return std::make_shared<const topo::Topology>(std::move(b.topo));
 }
 
-/** A torus (wrap in every dimension) with one host per router, hosts named
-    t0, t1, ... in router order (first dimension fastest). */
-inline std::shared_ptr<const topo::Topology> torus(const std::vector<int> &dims) {
+/** The torus file of a torus (wrap in every dimension) with one host per
+    router, hosts named t0, t1, ... in router order (first dimension fastest). */
+inline std::string torus_text(const std::vector<int> &dims) {
   std::string text = "dims";
   for (int d : dims) text += " " + std::to_string(d);
   text += "\n";
@@ -44,7 +44,12 @@ inline std::shared_ptr<const topo::Topology> torus(const std::vector<int> &dims)
     for (int d : dims) text += " " + std::to_string(rest % d), rest /= d;
     text += "\n";
   }
-  return std::make_shared<const topo::Topology>(topo::load_torus(text, "test.torus"));
+  return text;
+}
+
+/** That torus (torus_text) loaded. */
+inline std::shared_ptr<const topo::Topology> torus(const std::vector<int> &dims) {
+  return std::make_shared<const topo::Topology>(topo::load_torus(torus_text(dims), "test.torus"));
 }
 
 /** All hosts of @p topo, in node order or shuffled (a scattered allocation). */

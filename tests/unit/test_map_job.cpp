@@ -166,17 +166,15 @@ double hop_bytes_after(const JobMapping &m) {
   return at == std::string::npos ? -1 : std::stod(m.summary.substr(at + 3));
 }
 
-// A torus file of dims x, y, z with one host per router, named PREFIX0, PREFIX1, ...
-// (x fastest); returns its path and the host names shuffled (a scattered allocation).
-std::pair<std::string, std::vector<std::string>> torus_file(const std::string &prefix, int x, int y, int z) {
-  std::string path = testing::TempDir() + "job_" + prefix + ".torus";
-  std::ofstream out(path);
-  out << "dims " << x << " " << y << " " << z << "\n";
+// test::torus_text of @p dims written to a file named after @p name; returns its
+// path and the host names shuffled (a scattered allocation).
+std::pair<std::string, std::vector<std::string>> torus_file(const std::string &name, const std::vector<int> &dims) {
+  std::string path = testing::TempDir() + "job_" + name + ".torus";
+  std::ofstream(path) << test::torus_text(dims);
   std::vector<std::string> hosts;
-  for (int i = 0; i < x * y * z; ++i) {
-    hosts.push_back(prefix + std::to_string(i));
-    out << "host " << hosts.back() << " " << i % x << " " << i / x % y << " " << i / (x * y) << "\n";
-  }
+  int total = 1;
+  for (int d : dims) total *= d;
+  for (int i = 0; i < total; ++i) hosts.push_back("t" + std::to_string(i));
   std::shuffle(hosts.begin(), hosts.end(), std::mt19937(3));
   return {path, hosts};
 }
@@ -211,11 +209,11 @@ CommGraph graded_mesh(int n, int k, unsigned seed) {
 // Annealing: a random graph of 2 ranks per host on a 4x4x4 torus. Analytic
 // placement: an unstructured mesh of one rank per host on an 8x8x8 torus.
 TEST(JobMapping, MovesTheHostGroupsOnRequest) {
-  auto [small, small_hosts] = torus_file("t", 4, 4, 4);
+  auto [small, small_hosts] = torus_file("small", {4, 4, 4});
   std::vector<std::string> two_per_host;
   for (const std::string &h : small_hosts) two_per_host.push_back(h), two_per_host.push_back(h);
   CommGraph random = test::random_graph(128, 384, 7);
-  auto [large, large_hosts] = torus_file("u", 8, 8, 8);
+  auto [large, large_hosts] = torus_file("large", {8, 8, 8});
   CommGraph mesh = graded_mesh(512, 6, 5);
   struct Case {
     std::vector<std::string> hosts;
