@@ -71,7 +71,7 @@ const std::vector<ParamDef> kRegistry = {
     {"map_algorithm", ParamType::String, "rt",
      "Task mapping algorithm of canopy_topomap() and of MPI_Dist_graph_create(_adjacent) with reorder=1 under libcanopy-mpi.so: identity, block, greedy, rt or rb."},
     {"map_analytic_iterations", ParamType::Int, "0",
-     "MPI task mapping (greedy, rt, rb) on a fabric with coordinates (torus:): after the refinement, this many iterations of analytic placement of the host groups, as canopy map --analytic-placement (at most 1000); 0: none."},
+     "MPI task mapping (greedy, rt, rb) on a fabric with coordinates (torus:): after the refinement, this many iterations of analytic placement of the host groups, as canopy map --analytic-placement; 0: none. Outside 0-1000 an error: the ranks keep their order."},
     {"map_anneal_moves", ParamType::Int, "0",
      "MPI task mapping (greedy, rt, rb): after the refinement, anneal where the host groups go with this many moves per host, as canopy map --anneal-moves; slow (seconds to minutes), 0: none."},
     {"map_fabric", ParamType::String, "",

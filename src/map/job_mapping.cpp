@@ -158,10 +158,11 @@ JobMapping map_job(const JobMapRequest &request) {
   if (ranks == 0 || static_cast<size_t>(request.graph.num_vertices()) != ranks)
     throw Error(CANOPY_ERR_INVALID_ARG, "the graph has " + std::to_string(request.graph.num_vertices()) +
                                             " vertices for " + std::to_string(ranks) + " ranks");
-  if (request.anneal_moves < 0 || request.analytic_iterations < 0)
-    throw Error(CANOPY_ERR_INVALID_ARG, "map_anneal_moves " + std::to_string(request.anneal_moves) +
-                                            " and map_analytic_iterations " + std::to_string(request.analytic_iterations) +
-                                            " must be 0 or more");
+  if (request.anneal_moves < 0)
+    throw Error(CANOPY_ERR_INVALID_ARG, "map_anneal_moves " + std::to_string(request.anneal_moves) + " must be 0 or more");
+  if (request.analytic_iterations < 0 || request.analytic_iterations > kMostAnalyticIterations)
+    throw Error(CANOPY_ERR_INVALID_ARG, "map_analytic_iterations " + std::to_string(request.analytic_iterations) +
+                                            " must be 0 to " + std::to_string(kMostAnalyticIterations));
   if (!request.core_of_rank.empty() && request.core_of_rank.size() != ranks)
     throw Error(CANOPY_ERR_INVALID_ARG, "cores are given for " + std::to_string(request.core_of_rank.size()) + " of " +
                                             std::to_string(ranks) + " ranks");
@@ -174,7 +175,7 @@ JobMapping map_job(const JobMapRequest &request) {
   MapOptions options;
   options.algorithm = request.algorithm;
   options.anneal_moves = request.anneal_moves;
-  options.analytic_iterations = request.analytic_iterations;
+  options.analytic_iterations = static_cast<int>(request.analytic_iterations);
   MapResult result = map_processes(problem, options);
   Metrics now = evaluate(problem, slots.slot_of_rank), mapped = evaluate(problem, result.slot_of_process);
 

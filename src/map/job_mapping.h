@@ -31,8 +31,8 @@ struct JobMapRequest {
       (MapOptions::anneal_moves; greedy, rt, rb); 0: none. */
   int64_t anneal_moves = 0;
   /** Iterations of the host groups' analytic placement after the refinement
-      (MapOptions::analytic_iterations; tori); 0: none. */
-  int analytic_iterations = 0;
+      (MapOptions::analytic_iterations; tori), at most kMostAnalyticIterations; 0: none. */
+  int64_t analytic_iterations = 0;
 };
 
 struct JobMapping {
@@ -45,7 +45,8 @@ struct JobMapping {
     order (mapped = false) when the mapping is not strictly better than the
     current placement (hop-bytes, then cross-socket bytes). Throws Error for bad
     input: an unknown algorithm, a fabric that cannot be loaded or lacks a host,
-    rb without coordinates, a negative anneal_moves or analytic_iterations. */
+    rb without coordinates, a negative anneal_moves, an analytic_iterations out of
+    0..kMostAnalyticIterations. */
 JobMapping map_job(const JobMapRequest &request);
 
 /** The fabric assumed when none is named: every host on one switch (one hop

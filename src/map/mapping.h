@@ -83,6 +83,9 @@ constexpr double kRunsCutSlack = 1.05;
 constexpr int kRunsSampleWindows = 8;
 constexpr int kRunsSampleHosts = 16;
 
+/** The most iterations of analytic placement MapOptions::analytic_iterations may ask for. */
+constexpr int kMostAnalyticIterations = 1000;
+
 struct MapOptions {
   std::string algorithm = "rt";
   /** rt: the fabric's switch hierarchy, coordinate bisection (tori), or neighbor
@@ -100,7 +103,8 @@ struct MapOptions {
   /** greedy, rt, rb on machines with coordinates and equal slots: after the
       refinement, this many iterations of analytic placement of the host groups
       (placement_steps.h: place_host_groups_analytically), then refine again;
-      before any annealing. Never more hop-bytes than without; 0: none. */
+      before any annealing. Never more hop-bytes than without; 0: none; at most
+      kMostAnalyticIterations. */
   int analytic_iterations = 0;
   ProgressFn progress{};   // told each stage as it begins (the walk level by level); none: silent
 };

@@ -13,6 +13,7 @@
 
 #include "common/error.h"
 #include "map/job_mapping.h"
+#include "map/mapping.h"
 #include "map_test_machines.h"
 
 namespace canopy::map {
@@ -220,7 +221,7 @@ TEST(JobMapping, MovesTheHostGroupsOnRequest) {
     CommGraph graph;
     std::string fabric;
     int64_t anneal_moves;
-    int analytic_iterations;
+    int64_t analytic_iterations;
     const char *says;
   };
   for (const Case &c : {Case{two_per_host, random, small, 2000, 0, "host groups annealed"},
@@ -252,6 +253,9 @@ TEST(JobMapping, BadInputsAreErrors) {
   EXPECT_EQ(status({{"a", "b"}, stencil(2, 2, 2), "", "", "rt", {}}), CANOPY_ERR_INVALID_ARG);  // 2 hosts for 8 vertices
   EXPECT_EQ(status({checkerboard("a", "b"), stencil(2, 2, 2), "", "", "rt", {}, -1}), CANOPY_ERR_INVALID_ARG);
   EXPECT_EQ(status({checkerboard("a", "b"), stencil(2, 2, 2), "", "", "rt", {}, 0, -1}), CANOPY_ERR_INVALID_ARG);
+  EXPECT_EQ(status({checkerboard("a", "b"), stencil(2, 2, 2), "", "", "rt", {}, 0, kMostAnalyticIterations + 1}),
+            CANOPY_ERR_INVALID_ARG);
+  EXPECT_EQ(status({checkerboard("a", "b"), stencil(2, 2, 2), "", "", "rt", {}, 0, int64_t{1} << 32}), CANOPY_ERR_INVALID_ARG);
 }
 
 }  // namespace

@@ -167,8 +167,9 @@ CommandRunner add_map_command(CLI::App &app) {
                   "N iterations of analytic placement of the host groups (quadratic placement on the coordinates "
                   "alternating with the nearest legal placement, as in VLSI placement), then refine again; kept only "
                   "if it lowers hop-bytes; before --anneal-moves. Pays on unstructured meshes on large tori (6-15% "
-                  "fewer hop-bytes at 8,192-65,536 processes), far faster than --anneal-moves. Default 0: none")
-      ->check(CLI::Range(0, 1000));
+                  "fewer hop-bytes at 8,192-65,536 processes), far faster than --anneal-moves; where it finds nothing it "
+                  "stops after about two iterations. Default 0: none")
+      ->check(CLI::Range(0, map::kMostAnalyticIterations));
   cmd->add_option("--anneal-moves", o->anneal_moves,
                   "greedy/rt/rb: after the refinement, anneal where the host groups go (each host's processes moved "
                   "together) with N moves per host, then refine again; kept only if it lowers hop-bytes. Slow: 20000 "
