@@ -19,8 +19,12 @@ namespace {
 constexpr double kAnchorStart = 0.01;  // x the mean weighted degree: the first pull towards the anchors
 constexpr double kAnchorGrowth = 1.3;  // per iteration
 constexpr double kMinLength = 0.5;     // B2B: an edge weighs bytes / max(length, this) along an axis
-constexpr double kBidStep = 0.2;       // the auction's epsilon, in squared coordinate units
+constexpr double kBidStep = 0.2;       // the auction's epsilon between hosts, in squared coordinate units
 constexpr int kSolverSteps = 100;      // conjugate-gradient steps per axis at most
+// Until a legal placement beats the start, each must close this share of the gap
+// between the last one's cost and the start's, or the placement stops: where the
+// walk's placement is already good the legal placements hover above it.
+constexpr double kLeastApproach = 0.25;
 
 // Solves (L_w + lambda I) x = lambda anchor by Jacobi-preconditioned conjugate
 // gradients, from the current x: L_w is the Laplacian of the groups' graph whose
@@ -79,10 +83,12 @@ class Legalizer {
   static constexpr size_t kMostCells = 512;
 
   // What one auction hands out: targets, target c at position at[k][c] with
-  // price[c].size() places, each place with its price.
+  // price[c].size() places, each place with its price; bids raise a price by at
+  // least step, which scales with the squared spacing of the targets.
   struct Targets {
     std::vector<std::vector<double>> at;
     std::vector<std::vector<double>> price;
+    double step = kBidStep;
   };
   // Assigns @p groups (positions x) to places of @p t; returns each group's target.
   std::vector<int> auction(const std::vector<std::vector<double>> &x, const std::vector<int> &groups, Targets &t);
@@ -99,7 +105,8 @@ Legalizer::Legalizer(const std::vector<std::vector<int>> &coords) : dims_(coords
   for (const std::vector<int> &c : coords)
     for (size_t k = 0; k < dims_; ++k) low[k] = std::min(low[k], c[k]);
   std::map<std::vector<int>, int> cell_at;
-  for (int side = 1;; side *= 2) {
+  int side = 1;
+  for (;; side *= 2) {
     cell_at.clear();
     members_.clear();
     for (size_t h = 0; h < coords.size(); ++h) {
@@ -122,6 +129,7 @@ Legalizer::Legalizer(const std::vector<std::vector<int>> &coords) : dims_(coords
     return t;
   };
   cells_ = targets_of(members_);
+  cells_.step = kBidStep * side * side;
   for (const std::vector<int> &cell : members_) {
     std::vector<std::vector<int>> singles;
     for (int h : cell) singles.push_back({h});
@@ -163,8 +171,8 @@ std::vector<int> Legalizer::auction(const std::vector<std::vector<double>> &x, c
   std::vector<double> value(targets);
   // A first call scales the step down from coarse bids (prices from nothing);
   // later calls start from prices that nearly fit.
-  std::vector<double> steps{kBidStep};
-  if (first_) steps = {25 * kBidStep, 5 * kBidStep, kBidStep};
+  std::vector<double> steps{t.step};
+  if (first_) steps = {25 * t.step, 5 * t.step, t.step};
   for (double step : steps) {
     for (size_t c = 0; c < targets; ++c) owner[c].assign(t.price[c].size(), -1), survey(c);
     std::deque<size_t> waiting(groups.size());
@@ -242,6 +250,7 @@ double place_host_groups_analytically(const CommGraph &graph, const Machine &m, 
   double lambda = kAnchorStart * 2 * groups.total_bytes() / static_cast<double>(hosts);
   std::vector<double> weight(static_cast<size_t>(2 * groups.num_edges())), anchor(hosts);  // per CSR entry
   Legalizer legalize(coords);
+  double last = std::numeric_limits<double>::infinity();
   for (int it = 0; it < iterations; ++it) {
     if (progress)
       progress("placing the host groups analytically: iteration " + std::to_string(it + 1) + " of " +
@@ -259,6 +268,8 @@ double place_host_groups_analytically(const CommGraph &graph, const Machine &m, 
     host = legalize(x);
     double c = cost(host);
     if (c < lowest) lowest = c, best = host;
+    if (lowest == start && last - c < kLeastApproach * (last - start)) break;
+    last = c;
     lambda *= kAnchorGrowth;
   }
   for (int &h : host_of) h = best[static_cast<size_t>(h)];

@@ -358,13 +358,16 @@ std::vector<int> canopy_placement(const Problem &p, const MapOptions &o, MapResu
     host_of = refine_with_guard(padded, m, std::move(host_of), result);
   }
   // Steps that move whole host groups, each refined after and kept only if lower on the
-  // one-way hop counts the metrics use (they average both ways).
+  // one-way hop counts the metrics use (they average both ways); one that moved
+  // nothing costs no refinement.
   auto group_step = [&](const char *phase, auto &&step) {
     auto start = Clock::now();
     std::vector<int> moved = host_of;
     step(moved);
-    if (o.refine) refine_hosts(padded, m, moved);
-    if (inter_node_hop_bytes(padded, m, moved) < inter_node_hop_bytes(padded, m, host_of)) host_of = std::move(moved);
+    if (moved != host_of) {
+      if (o.refine) refine_hosts(padded, m, moved);
+      if (inter_node_hop_bytes(padded, m, moved) < inter_node_hop_bytes(padded, m, host_of)) host_of = std::move(moved);
+    }
     result.seconds[phase] = seconds_since(start);
   };
   if (o.analytic_iterations > 0)

@@ -441,6 +441,13 @@ TEST(Refinement, LowersHopBytesAndNeverRaisesTheBusiestHost) {
   }
 }
 
+// The host of each slot of @p m, in slot order.
+std::vector<int> slot_hosts(const Machine &m) {
+  std::vector<int> host_of;
+  for (int s = 0; s < m.num_slots(); ++s) host_of.push_back(m.host_of_slot(s));
+  return host_of;
+}
+
 // The refinement's bounds and its skipping of processes whose surroundings did not
 // change only save costing: it makes the same swaps as costing every pair, on fat
 // trees and tori, hosts of 1 to 4 slots, random graphs and banded ones (local,
@@ -460,8 +467,7 @@ TEST(Refinement, PruningMakesTheSameSwapsAsCostingEveryPair) {
         for (int d = 1; d <= 4 && v + d < n; ++d) band.add(v, v + d, 100.0 / d + static_cast<double>((v * seed) % 7));
       g = band.build();
     }
-    std::vector<int> host_of;
-    for (int s = 0; s < n; ++s) host_of.push_back(m.host_of_slot(s));
+    std::vector<int> host_of = slot_hosts(m);
     std::shuffle(host_of.begin(), host_of.end(), std::mt19937(seed));
     std::vector<int> costed = host_of;
     double gained = refine_hosts(g, m, host_of, 10), gained_costing_all = refine_hosts(g, m, costed, 10, false);
@@ -473,15 +479,11 @@ TEST(Refinement, PruningMakesTheSameSwapsAsCostingEveryPair) {
 }
 
 // Runs a step that moves whole host groups (step(graph, host_of) returns the
-// cost it removed) twice, from a random placement of a random graph on @p m:
-// the same result both times, a cost lower by exactly what it reports, and each
+// cost it removed) twice, from the placement @p host_of of @p g on @p m: the
+// same result both times, a cost lower by exactly what it reports, and each
 // host's group whole on one host. Returns the host each host's group went to.
 template <class Step>
-std::vector<int> check_group_step(const Machine &m, unsigned seed, Step step) {
-  CommGraph g = test::random_graph(m.num_slots(), 3 * m.num_slots(), seed);
-  std::vector<int> host_of;
-  for (int s = 0; s < m.num_slots(); ++s) host_of.push_back(m.host_of_slot(s));
-  std::shuffle(host_of.begin(), host_of.end(), std::mt19937(seed));
+std::vector<int> check_group_step(const Machine &m, const CommGraph &g, std::vector<int> host_of, unsigned seed, Step step) {
   std::vector<std::set<int>> before(static_cast<size_t>(m.num_hosts()));
   for (size_t v = 0; v < host_of.size(); ++v) before[static_cast<size_t>(host_of[v])].insert(static_cast<int>(v));
   double cost = inter_node_hop_bytes(g, m, host_of);
@@ -508,7 +510,10 @@ TEST(Annealing, MovesWholeGroupsBetweenEqualHostsAndNeverRaisesTheCost) {
     std::vector<int> hosts = all_hosts(*topo, seed), slots;
     for (size_t i = 0; i < hosts.size(); ++i) slots.push_back(seed % 3 ? 2 : 1 + static_cast<int>(i % 2) * 2);
     Machine m(topo, hosts, slots);
-    std::vector<int> went = check_group_step(m, seed, [&](const CommGraph &g, std::vector<int> &host_of) {
+    CommGraph random = test::random_graph(m.num_slots(), 3 * m.num_slots(), seed);
+    std::vector<int> placed = slot_hosts(m);
+    std::shuffle(placed.begin(), placed.end(), std::mt19937(seed));
+    std::vector<int> went = check_group_step(m, random, placed, seed, [&](const CommGraph &g, std::vector<int> &host_of) {
       return anneal_host_groups(g, m, host_of, 200, seed);
     });
     for (size_t h = 0; h < went.size(); ++h) EXPECT_EQ(m.slots(went[h]), m.slots(static_cast<int>(h))) << "seed " << seed;
@@ -517,14 +522,17 @@ TEST(Annealing, MovesWholeGroupsBetweenEqualHostsAndNeverRaisesTheCost) {
 
 // Analytic placement moves whole host groups between hosts too, where the
 // hosts have coordinates and equal slots, one group a host; the cost never
-// rises and, from groups placed at random on a torus, falls; it is deterministic;
-// without coordinates, or with unequal hosts, it leaves the placement alone.
+// rises and, from a stencil's blocks placed on hosts scattered over a torus,
+// falls; it is deterministic; without coordinates, or with unequal hosts, it
+// leaves the placement alone.
 TEST(AnalyticPlacement, MovesWholeGroupsOnToriAndNeverRaisesTheCost) {
   for (unsigned seed = 1; seed <= 13; ++seed) {
     // The last has 1,024 hosts: the legalizer takes them in cells of 2 x 2 x 2 routers first.
-    auto topo = seed <= 12 ? test::torus({4, 4, 2 + static_cast<int>(seed % 3)}) : test::torus({16, 8, 8});
+    std::vector<int> dims = seed <= 12 ? std::vector<int>{4, 4, 2 + static_cast<int>(seed % 3)} : std::vector<int>{16, 8, 8};
+    auto topo = test::torus(dims);
     Machine m(topo, all_hosts(*topo, seed), 2);
-    std::vector<int> went = check_group_step(m, seed, [&](const CommGraph &g, std::vector<int> &host_of) {
+    CommGraph stencil = test::stencil_3d(2 * dims[0], dims[1], dims[2]);
+    std::vector<int> went = check_group_step(m, stencil, slot_hosts(m), seed, [&](const CommGraph &g, std::vector<int> &host_of) {
       return place_host_groups_analytically(g, m, host_of, 10);
     });
     EXPECT_EQ(std::set<int>(went.begin(), went.end()).size(), went.size()) << "seed " << seed;
@@ -538,12 +546,27 @@ TEST(AnalyticPlacement, MovesWholeGroupsOnToriAndNeverRaisesTheCost) {
   Machine uneven(torus, all_hosts(*torus, 1), slots);
   for (const Machine *m : {&fat, &uneven}) {
     CommGraph g = test::random_graph(m->num_slots(), 3 * m->num_slots(), 5);
-    std::vector<int> host_of;
-    for (int s = 0; s < m->num_slots(); ++s) host_of.push_back(m->host_of_slot(s));
-    std::vector<int> placed = host_of;
+    std::vector<int> host_of = slot_hosts(*m), placed = host_of;
     EXPECT_EQ(place_host_groups_analytically(g, *m, placed, 10), 0);
     EXPECT_EQ(placed, host_of);
   }
+}
+
+// Where the groups already sit best (a 7-point stencil laid on the torus as its
+// grid), the legal placements stay above the start: the placement stops long
+// before its iterations are spent and leaves the groups where they were.
+TEST(AnalyticPlacement, StopsWhenTheLegalPlacementsStopClosingIn) {
+  auto topo = test::torus({8, 8, 8});
+  Machine m(topo, all_hosts(*topo), 1);
+  CommGraph g = test::stencil_3d(8, 8, 8);
+  std::vector<int> host_of(512), placed;
+  std::iota(host_of.begin(), host_of.end(), 0);
+  placed = host_of;
+  int iterations = 0;
+  EXPECT_EQ(place_host_groups_analytically(g, m, placed, 10, [&](const std::string &) { ++iterations; }), 0);
+  EXPECT_EQ(placed, host_of);
+  EXPECT_GE(iterations, 2);
+  EXPECT_LE(iterations, 4);
 }
 
 TEST(MappingProperties, SameSeedSameMapping) {
