@@ -17,8 +17,9 @@
 // An algorithm this build does not have (scotch before it lands) is recorded
 // as skipped, with a note on stderr.
 //
-// With --anneal-moves N, each rt run is followed by a line "annealed": rt with
-// the same seed and its host groups annealed (MapOptions::anneal_moves = N).
+// With --analytic-placement N or --anneal-moves N, each rt run is followed by a
+// line "moved": rt with the same seed and its host groups moved by those steps
+// (MapOptions::analytic_iterations, MapOptions::anneal_moves).
 //
 // A last line per instance, algorithm "relaxation", sums the machine's hop
 // count as weighted host cuts (cut_relaxation.h): each cut's fewest bytes found
@@ -61,7 +62,8 @@ struct Options {
   std::string graph, fabric, hosts, node, algorithms = "identity,block,greedy,rt,rb,scotch";
   std::string instance, machine, out, seeds;
   int ppn = 0, parts = 0, seed = 1;
-  int64_t anneal_moves = 0;  // per host, for the "annealed" runs; 0: none
+  int analytic_iterations = 0;  // for the "moved" runs; 0: none
+  int64_t anneal_moves = 0;     // per host, for the "moved" runs; 0: none
 };
 
 // The seeds of --seeds (default: --seed), each a non-negative integer.
@@ -129,11 +131,7 @@ std::vector<double> checked_bytes_across(const map::Problem &problem, const std:
   return across;
 }
 
-json run_algorithm(const map::Problem &problem, const std::string &name, int seed, int64_t anneal_moves, const Cuts &cuts) {
-  map::MapOptions options;
-  options.algorithm = name;
-  options.seed = seed;
-  options.anneal_moves = anneal_moves;
+json run_algorithm(const map::Problem &problem, const map::MapOptions &options, const Cuts &cuts) {
   bool peak_known = reset_peak_rss();
   long before = status_kib("VmRSS");
   map::MapResult r = map::map_processes(problem, options);
@@ -152,8 +150,8 @@ json run_algorithm(const map::Problem &problem, const std::string &name, int see
           {"bytes_across_cuts", across}};
 }
 
-// Runs @p name in a child; the child's JSON comes back through a pipe.
-json run_in_child(const map::Problem &problem, const std::string &name, int seed, int64_t anneal_moves, const Cuts &cuts) {
+// Runs the mapping of @p options in a child; the child's JSON comes back through a pipe.
+json run_in_child(const map::Problem &problem, const map::MapOptions &options, const Cuts &cuts) {
   int fds[2];
   if (pipe(fds) != 0) return {{"error", "pipe failed"}};
   std::fflush(nullptr);
@@ -162,7 +160,7 @@ json run_in_child(const map::Problem &problem, const std::string &name, int seed
     close(fds[0]);
     json j;
     try {
-      j = run_algorithm(problem, name, seed, anneal_moves, cuts);
+      j = run_algorithm(problem, options, cuts);
     } catch (const std::exception &e) {
       j = {{"error", e.what()}};
     }
@@ -286,12 +284,18 @@ int run(const Options &o) {
       continue;
     }
     for (int seed : map::seeded_algorithm(name) ? seeds : std::vector<int>{seeds[0]}) {
-      record(name, name, seed, run_in_child(problem, name, seed, 0, relaxation.cuts()));
-      if (name == "rt" && o.anneal_moves > 0) {
-        json annealed = run_in_child(problem, name, seed, o.anneal_moves, relaxation.cuts());
-        annealed["annealed_from"] = name;
-        annealed["moves_per_host"] = o.anneal_moves;
-        record("annealed", name, seed, std::move(annealed));
+      map::MapOptions options;
+      options.algorithm = name;
+      options.seed = seed;
+      record(name, name, seed, run_in_child(problem, options, relaxation.cuts()));
+      if (name == "rt" && (o.analytic_iterations > 0 || o.anneal_moves > 0)) {
+        options.analytic_iterations = o.analytic_iterations;
+        options.anneal_moves = o.anneal_moves;
+        json moved = run_in_child(problem, options, relaxation.cuts());
+        moved["moved_from"] = name;
+        moved["analytic_iterations"] = o.analytic_iterations;
+        moved["moves_per_host"] = o.anneal_moves;
+        record("moved", name, seed, std::move(moved));
       }
     }
   }
@@ -316,6 +320,9 @@ int main(int argc, char **argv) {
   app.add_option("--seed", o.seed, "METIS seed of the graph's partition (MatrixMarket), and the mapping seed without --seeds")
       ->capture_default_str();
   app.add_option("--seeds", o.seeds, "Comma-separated mapping seeds: rt, rb and scotch run once per seed");
+  app.add_option("--analytic-placement", o.analytic_iterations,
+                 "After each rt run, rt again with its host groups placed analytically, this many iterations (0: none)")
+      ->check(CLI::Range(0, map::kMostAnalyticIterations));
   app.add_option("--anneal-moves", o.anneal_moves,
                  "After each rt run, rt again with its host groups annealed, this many moves per host (0: none)")
       ->check(CLI::Range(int64_t{0}, int64_t{1000000000}));

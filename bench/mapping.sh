@@ -22,8 +22,12 @@ Usage: bench/mapping.sh [OPTIONS]
                      scotch only when `canopy map` lists it)
   --seeds LIST       mapping seeds (default 1): rt, rb and scotch run once per seed,
                      and the tables show medians over the seeds and their spread
-  --anneal-moves N   after each rt run, rt again with canopy map's --anneal-moves N (its
-                     host groups annealed, N moves per host; slow); default 0: none
+  --analytic-placement N
+                     after each rt run, rt again with canopy map's --analytic-placement N
+                     (its host groups placed analytically, N iterations); default 0: none
+  --anneal-moves N   the same with canopy map's --anneal-moves N (its host groups
+                     annealed, N moves per host; slow); default 0: none. With both, the
+                     extra run takes both steps
   --out DIR          results and generated inputs (default /tmp/canopy-bench-mapping);
                      inputs are reused, results.jsonl is started afresh
   --build DIR        build directory (default build)
@@ -39,14 +43,14 @@ EOF
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(dirname "$HERE")"
 SIZES=256,1024,8192,65536 INSTANCES=stencil7,stencil27,mesh,amr,random MACHINES=fattree,torus,fattree-uneven
-ALGORITHMS=identity,block,greedy,rt,rb,scotch SEEDS=1 OUT=/tmp/canopy-bench-mapping BUILD="$ROOT/build" ANNEAL_MOVES=0
+ALGORITHMS=identity,block,greedy,rt,rb,scotch SEEDS=1 OUT=/tmp/canopy-bench-mapping BUILD="$ROOT/build" ANALYTIC=0 ANNEAL_MOVES=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) SIZES=256,1024; shift; continue ;;
     -h|--help) usage; exit 0 ;;
     --sizes) SIZES="${2-}" ;; --instances) INSTANCES="${2-}" ;; --machines) MACHINES="${2-}" ;;
     --algorithms) ALGORITHMS="${2-}" ;; --seeds) SEEDS="${2-}" ;; --out) OUT="${2-}" ;; --build) BUILD="${2-}" ;;
-    --anneal-moves) ANNEAL_MOVES="${2-}" ;;
+    --analytic-placement) ANALYTIC="${2-}" ;; --anneal-moves) ANNEAL_MOVES="${2-}" ;;
     *) echo "mapping.sh: error: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift 2 || { echo "mapping.sh: error: $1 needs a value" >&2; exit 2; }
@@ -143,6 +147,7 @@ for z in range(s):
 }
 
 [[ "$SEEDS" =~ ^[0-9]+(,[0-9]+)*$ ]] || die "--seeds takes comma-separated non-negative integers (got '$SEEDS')"
+[[ "$ANALYTIC" =~ ^[0-9]+$ ]] || die "--analytic-placement takes a non-negative integer (got '$ANALYTIC')"
 [[ "$ANNEAL_MOVES" =~ ^[0-9]+$ ]] || die "--anneal-moves takes a non-negative integer (got '$ANNEAL_MOVES')"
 echo "task-mapping benchmark: sizes $SIZES; instances $INSTANCES; machines $MACHINES; algorithms $ALGORITHMS; seeds $SEEDS" >&2
 echo "results: $RESULTS (load average now: $(cut -d' ' -f1-3 /proc/loadavg))" >&2
@@ -158,7 +163,8 @@ for p in ${SIZES//,/ }; do
       echo "[$(date +%H:%M:%S)] $instance, $p processes, $machine (load $(cut -d' ' -f1 /proc/loadavg))" >&2
       read -r graph parts < <(make_graph "$instance" "$p") || { echo "  (could not generate $instance; going on)" >&2; continue; }
       "$BUILD/bin/bench_map" --graph "$graph" --parts "$parts" --fabric "$fabric" --hosts "$hostfile" \
-        --node-topology "$node" --algorithms "$algorithms" --seeds "$SEEDS" --anneal-moves "$ANNEAL_MOVES" \
+        --node-topology "$node" --algorithms "$algorithms" --seeds "$SEEDS" \
+        --analytic-placement "$ANALYTIC" --anneal-moves "$ANNEAL_MOVES" \
         --instance "$instance" --machine "$machine" --out "$RESULTS" ||
         echo "  (bench_map failed on this instance; going on)" >&2
     done

@@ -10,14 +10,15 @@ Writes:
   --csv FILE       one row per run (instance, algorithm, seed), every raw number
   --markdown FILE  hop-bytes and max link load relative to the best baseline,
                    their spread over the seeds, the per-cut relaxation, rt with
-                   its host groups annealed (when measured), mapping
+                   its host groups moved (when measured), mapping
                    CPU time and extra memory, and the issue's targets
 The per-cut relaxation (bench_map's "relaxation" line, bench/cut_relaxation.h)
 is the hop-bytes that no mapping beats unless it cuts some level of the machine
 better than METIS and every mapping of the run did; it is not a mapping, so it
-has no CSV row. An "annealed" line (bench_map --anneal-moves) is rt with its
-host groups annealed (MapOptions::anneal_moves): a row of the CSV and a table
-of its own, never a column of the others.
+has no CSV row. A "moved" line (bench_map --analytic-placement, --anneal-moves)
+is rt with its host groups moved (MapOptions::analytic_iterations,
+MapOptions::anneal_moves): a row of the CSV and a table of its own, never a
+column of the others.
 
 Usage: mapping_report.py RESULTS.jsonl [--csv FILE] [--markdown FILE]
 """
@@ -48,14 +49,15 @@ def ok(r):
 
 
 def median_run(runs):
-    """The run of median hop-bytes, with the median CPU time over the runs and
-    the hop-bytes' range (hop_bytes_range) when there are several."""
+    """The run of median hop-bytes, with the median times over the runs (CPU
+    time and each phase's) and the hop-bytes' range (hop_bytes_range) when there
+    are several."""
     done = sorted((r for r in runs if ok(r)), key=lambda r: r["metrics"]["hop_bytes"])
     if not done:
         return runs[0]
     median = dict(done[(len(done) - 1) // 2])
-    times = sorted(r["seconds"]["total_cpu"] for r in done)
-    median["seconds"] = dict(median["seconds"], total_cpu=times[(len(times) - 1) // 2])
+    times = {k: sorted(r["seconds"].get(k, 0) for r in done) for k in median["seconds"]}
+    median["seconds"] = {k: t[(len(t) - 1) // 2] for k, t in times.items()}
     median["hop_bytes_range"] = (done[0]["metrics"]["hop_bytes"], done[-1]["metrics"]["hop_bytes"], len(done))
     return median
 
@@ -142,22 +144,26 @@ def markdown(instances):
             out.append(f"| {machine} | {instance} | {p:,} | "
                        f"{ratio_cell(bound, scotch['metrics']['hop_bytes'] if ok(scotch) else None)} | "
                        + " | ".join(cells) + " |")
-    if any(ok(runs.get("annealed")) for runs in instances.values()):
-        out += ["", "### `rt` with its host groups annealed", "",
-                "`canopy map --anneal-moves` (bench_map --anneal-moves): after `rt`'s refinement, simulated annealing "
-                "of where its host groups go, the groups kept whole, then the refinement again; the median over the "
-                "seeds relative to `rt`'s and Scotch's medians, and the CPU time of the whole mapping. Below 1 under "
-                "`rt`: hop-bytes `rt` lost placing its groups.", "",
-                "| machine | instance | processes | moves per host | annealed ÷ `rt` | annealed ÷ `scotch` | CPU s |",
-                "|" + "---|" * 7]
+    if any(ok(runs.get("moved")) for runs in instances.values()):
+        out += ["", "### `rt` with its host groups moved", "",
+                "`canopy map --analytic-placement` and `--anneal-moves` (bench_map's options of the same names): after "
+                "`rt`'s refinement, analytic placement (iterations) and simulated annealing (moves per host) of where "
+                "its host groups go, the groups kept whole, then the refinement again; the median over the seeds "
+                "relative to `rt`'s and Scotch's medians, the seconds of each step (its phase, the refinement after "
+                "it included) and the CPU time of the whole mapping, with and without the steps (medians over the "
+                "seeds). Below 1 under `rt`: hop-bytes `rt` lost placing its groups.", "",
+                "| machine | instance | processes | analytic iterations | moves per host | moved ÷ `rt` | moved ÷ `scotch` "
+                "| analytic s | anneal s | CPU s | `rt` CPU s |", "|" + "---|" * 11]
         for (machine, instance, p), runs in instances.items():
-            a = runs.get("annealed")
+            a = runs.get("moved")
             if not ok(a):
                 continue
             cells = [ratio_cell(a["metrics"]["hop_bytes"], runs[name]["metrics"]["hop_bytes"] if ok(runs.get(name)) else None)
                      for name in ("rt", "scotch")]
-            out.append(f"| {machine} | {instance} | {p:,} | {a['moves_per_host']:,} | " + " | ".join(cells) +
-                       f" | {a['seconds']['total_cpu']:.1f} |")
+            steps = [f"{a['seconds'][phase]:.3f}" if phase in a["seconds"] else "—" for phase in ("analytic", "anneal")]
+            rt_cpu = f"{runs['rt']['seconds']['total_cpu']:.3f}" if ok(runs.get("rt")) else "—"
+            out.append(f"| {machine} | {instance} | {p:,} | {a['analytic_iterations']} | {a['moves_per_host']:,} | "
+                       + " | ".join(cells + steps) + f" | {a['seconds']['total_cpu']:.3f} | {rt_cpu} |")
     seeded = [a for a in present if any(runs[a].get("hop_bytes_range", (0, 0, 1))[2] > 1
                                         for runs in instances.values() if ok(runs.get(a)))]
     if seeded:

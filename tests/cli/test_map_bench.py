@@ -9,8 +9,9 @@ hop-bytes than identity or block (the refinement's guard), every mapping's bytes
 across the machine's host cuts, weighted, add up to its hop-bytes on the real
 routes (forwarding tables, dimension order), the per-cut relaxation is below
 every mapping, a machine whose hop counts are not made of cuts gets no
-relaxation, a bad --seeds is refused, and with --anneal-moves each rt run
-is followed by rt with its host groups annealed, never above it.
+relaxation, a bad --seeds is refused, and with --analytic-placement and
+--anneal-moves each rt run is followed by rt with its host groups moved, never
+above it, in a table of the report.
 
 Usage: test_map_bench.py BUILD_DIR SOURCE_DIR"""
 import csv
@@ -138,8 +139,8 @@ def bench_map_on_torus(graph, torus, hosts, out, *options):
     return ([json.loads(line) for line in open(out)] if r.returncode == 0 else []), r
 
 
-def test_annealing_probe():
-    # 16 hosts scattered over a 4x4x4 torus, 16 slots each, an AMR pattern: rt's host groups annealed.
+def test_group_steps_probe():
+    # 16 hosts scattered over a 4x4x4 torus, 16 slots each, an AMR pattern: rt's host groups moved.
     torus = torus_file("t4.torus", 4)
     hosts = os.path.join(TMP, "t4.hosts")
     with open(hosts, "w") as f:
@@ -147,19 +148,27 @@ def test_annealing_probe():
     graph = os.path.join(TMP, "amr.graph")
     subprocess.run([sys.executable, os.path.join(SOURCE, "scripts/gen_comm_graph.py"), "amr", "--processes", "256",
                     "--seed", "1", "-o", graph], check=True)
-    lines, r = bench_map_on_torus(graph, torus, hosts, os.path.join(TMP, "anneal.jsonl"), "--ppn", "16", "--algorithms",
-                                  "identity,rt", "--seeds", "1,2", "--anneal-moves", "2000", "--instance", "amr", "--machine", "t4")
+    results = os.path.join(TMP, "moved.jsonl")
+    lines, r = bench_map_on_torus(graph, torus, hosts, results, "--ppn", "16", "--algorithms", "identity,rt", "--seeds",
+                                  "1,2", "--analytic-placement", "5", "--anneal-moves", "2000", "--instance", "amr",
+                                  "--machine", "t4")
     rt = {x["seed"]: x for x in lines if x["algorithm"] == "rt"}
-    annealed = {x["seed"]: x for x in lines if x["algorithm"] == "annealed"}
-    check("annealing: a line per rt seed", r.returncode == 0 and sorted(annealed) == [1, 2] == sorted(rt), r.stderr[-500:])
-    for seed, a in annealed.items():
-        check(f"annealing seed {seed}: rt with the moves asked for, timed", a.get("annealed_from") == "rt"
-              and a.get("moves_per_host") == 2000 and "anneal" in a.get("seconds", {}), a)
-        check(f"annealing seed {seed}: never above rt", a["metrics"]["hop_bytes"] <= rt[seed]["metrics"]["hop_bytes"],
+    moved = {x["seed"]: x for x in lines if x["algorithm"] == "moved"}
+    check("group steps: a line per rt seed", r.returncode == 0 and sorted(moved) == [1, 2] == sorted(rt), r.stderr[-500:])
+    for seed, a in moved.items():
+        check(f"group steps seed {seed}: rt with the steps asked for, each timed", a.get("moved_from") == "rt"
+              and a.get("analytic_iterations") == 5 and a.get("moves_per_host") == 2000
+              and {"analytic", "anneal"} <= set(a.get("seconds", {})), a)
+        check(f"group steps seed {seed}: never above rt", a["metrics"]["hop_bytes"] <= rt[seed]["metrics"]["hop_bytes"],
               (a["metrics"]["hop_bytes"], rt[seed]["metrics"]["hop_bytes"]))
-    bad = subprocess.run([os.path.join(SOURCE, "bench/mapping.sh"), "--anneal-moves", "-1", "--build", BUILD, "--out",
-                          os.path.join(TMP, "bad")], capture_output=True, text=True, timeout=60)
-    check("mapping.sh refuses a bad --anneal-moves", bad.returncode != 0 and "--anneal-moves" in bad.stderr, bad.stderr[-300:])
+    tables = os.path.join(TMP, "moved.md")
+    subprocess.run([sys.executable, os.path.join(SOURCE, "bench/mapping_report.py"), results, "--markdown", tables], check=True)
+    row = [line for line in open(tables) if line.startswith("| t4 | amr | 256 | 5 | 2,000 |")]
+    check("group steps: the report's table has the instance's row", len(row) == 1, open(tables).read()[-800:])
+    for option in ("--analytic-placement", "--anneal-moves"):
+        bad = subprocess.run([os.path.join(SOURCE, "bench/mapping.sh"), option, "-1", "--build", BUILD, "--out",
+                              os.path.join(TMP, "bad")], capture_output=True, text=True, timeout=60)
+        check(f"mapping.sh refuses a bad {option}", bad.returncode != 0 and option in bad.stderr, bad.stderr[-300:])
 
 
 def test_relaxation_skipped_where_hops_are_not_cuts():
@@ -183,7 +192,7 @@ try:
     test_generators()
     test_benchmark()
     test_relaxation_skipped_where_hops_are_not_cuts()
-    test_annealing_probe()
+    test_group_steps_probe()
 finally:
     shutil.rmtree(TMP, ignore_errors=True)
 print(f"{len(failures)} failure(s)")
