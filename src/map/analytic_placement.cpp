@@ -89,6 +89,7 @@ class Legalizer {
     std::vector<std::vector<double>> at;
     std::vector<std::vector<double>> price;
     double step = kBidStep;
+    std::vector<double> norm;  // per target: its position's squared length
   };
   // Assigns @p groups (positions x) to places of @p t; returns each group's target.
   std::vector<int> auction(const std::vector<std::vector<double>> &x, const std::vector<int> &groups, Targets &t);
@@ -126,6 +127,9 @@ Legalizer::Legalizer(const std::vector<std::vector<int>> &coords) : dims_(coords
         for (size_t k = 0; k < dims_; ++k) t.at[k][i] += coords[static_cast<size_t>(h)][k] / static_cast<double>(sets[i].size());
       t.price.emplace_back(sets[i].size(), 0.0);
     }
+    t.norm.assign(sets.size(), 0.0);
+    for (size_t i = 0; i < sets.size(); ++i)
+      for (size_t k = 0; k < dims_; ++k) t.norm[i] += t.at[k][i] * t.at[k][i];
     return t;
   };
   cells_ = targets_of(members_);
@@ -157,18 +161,20 @@ std::vector<int> Legalizer::auction(const std::vector<std::vector<double>> &x, c
   size_t targets = t.price.size();
   std::vector<int> target(groups.size(), -1);
   if (targets == 1) return std::vector<int>(groups.size(), 0);
-  // Per target: its cheapest place and the next cheapest price (infinite with one place).
+  // Per target: its cheapest place, that place's price plus the target's squared
+  // length (bias), and the next cheapest price (infinite with one place).
   std::vector<size_t> cheapest(targets);
-  std::vector<double> next(targets);
+  std::vector<double> next(targets), bias(targets);
   auto survey = [&](size_t c) {
     const std::vector<double> &p = t.price[c];
     cheapest[c] = static_cast<size_t>(std::min_element(p.begin(), p.end()) - p.begin());
+    bias[c] = t.norm[c] + p[cheapest[c]];
     next[c] = std::numeric_limits<double>::infinity();
     for (size_t s = 0; s < p.size(); ++s)
       if (s != cheapest[c]) next[c] = std::min(next[c], p[s]);
   };
   std::vector<std::vector<int>> owner(targets);
-  std::vector<double> value(targets);
+  std::vector<double> profit(targets);
   // A first call scales the step down from coarse bids (prices from nothing);
   // later calls start from prices that nearly fit.
   std::vector<double> steps{t.step};
@@ -182,19 +188,21 @@ std::vector<int> Legalizer::auction(const std::vector<std::vector<double>> &x, c
     for (size_t bids = 0; !waiting.empty() && bids < 1000 * groups.size(); ++bids) {
       size_t i = waiting.front(), g = static_cast<size_t>(groups[i]);
       waiting.pop_front();
-      std::fill(value.begin(), value.end(), 0.0);
+      // The profit of each target's cheapest place, but for the group's squared length
+      // (the same for all): -|x - a|^2 - price = 2 x.a - |a|^2 - price - |x|^2. Plain
+      // loops and maxima, so that they vectorise.
+      double *p = profit.data();
+      for (size_t c = 0; c < targets; ++c) p[c] = -bias[c];
       for (size_t k = 0; k < dims_; ++k) {
-        const double here = x[k][g], *at = t.at[k].data();
-        for (size_t c = 0; c < targets; ++c) value[c] -= (here - at[c]) * (here - at[c]);
+        const double twice = 2 * x[k][g], *at = t.at[k].data();
+        for (size_t c = 0; c < targets; ++c) p[c] += twice * at[c];
       }
       double best = -std::numeric_limits<double>::infinity(), second = best;
-      size_t to = 0;
-      for (size_t c = 0; c < targets; ++c) {
-        double v = value[c] - t.price[c][cheapest[c]];
-        if (v > best) second = best, best = v, to = c;
-        else if (v > second) second = v;
-      }
-      second = std::max(second, value[to] - next[to]);  // the best target's next place
+      for (size_t c = 0; c < targets; ++c) best = p[c] > best ? p[c] : best;
+      size_t to = static_cast<size_t>(std::find(p, p + targets, best) - p);
+      p[to] = second;
+      for (size_t c = 0; c < targets; ++c) second = p[c] > second ? p[c] : second;
+      second = std::max(second, best + t.price[to][cheapest[to]] - next[to]);  // the best target's next place
       size_t place = cheapest[to];
       t.price[to][place] += best - second + step;
       int &holder = owner[to][place];
