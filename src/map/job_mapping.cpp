@@ -179,10 +179,10 @@ JobMapping map_job(const JobMapRequest &request) {
   MapResult result = map_processes(problem, options);
   Metrics now = evaluate(problem, slots.slot_of_rank), mapped = evaluate(problem, result.slot_of_process);
 
+  std::string steps = group_steps_text(result);
   std::string summary = std::to_string(ranks) + " ranks on " + problem.machine.slots_text() + ", fabric " + source + note + ", algorithm " +
                         result.algorithm + (result.tree.empty() ? "" : " (tree " + result.tree + ")") +
-                        (result.seconds.count("analytic") ? ", host groups placed analytically" : "") +
-                        (result.seconds.count("anneal") ? ", host groups annealed" : "") +
+                        (steps.empty() ? "" : ", " + steps) +
                         ": hop-bytes " + number(now.hop_bytes) + " -> " + number(mapped.hop_bytes);
   if (mapped.cross_socket_bytes >= 0)
     summary += ", cross-socket bytes " + number(now.cross_socket_bytes) + " -> " + number(mapped.cross_socket_bytes);

@@ -366,7 +366,10 @@ std::vector<int> canopy_placement(const Problem &p, const MapOptions &o, MapResu
     step(moved);
     if (moved != host_of) {
       if (o.refine) refine_hosts(padded, m, moved);
-      if (inter_node_hop_bytes(padded, m, moved) < inter_node_hop_bytes(padded, m, host_of)) host_of = std::move(moved);
+      if (inter_node_hop_bytes(padded, m, moved) < inter_node_hop_bytes(padded, m, host_of)) {
+        host_of = std::move(moved);
+        result.moved_groups.push_back(phase);
+      }
     }
     result.seconds[phase] = seconds_since(start);
   };
@@ -411,6 +414,18 @@ const std::vector<std::string> &algorithm_names() {
 
 bool seeded_algorithm(const std::string &algorithm) {
   return algorithm == "rt" || algorithm == "rb" || algorithm == "scotch";
+}
+
+std::string group_steps_text(const MapResult &r) {
+  std::string text;
+  auto step = [&](const std::string &phase, const char *kept, const char *nothing) {
+    if (!r.seconds.count(phase)) return;
+    bool moved = std::find(r.moved_groups.begin(), r.moved_groups.end(), phase) != r.moved_groups.end();
+    text += (text.empty() ? "" : ", ") + std::string(moved ? kept : nothing);
+  };
+  step("analytic", "host groups placed analytically", "analytic placement of the host groups found nothing");
+  step("anneal", "host groups annealed", "annealing of the host groups found nothing");
+  return text;
 }
 
 std::vector<int> identity_placement(const Problem &p) {

@@ -118,6 +118,10 @@ struct MapResult {
   std::string target;         // scotch: the Scotch target architecture used ("" otherwise)
   bool intra_node = false;    // intra-node mapping was applied
   std::string refined_from;   // "" without refinement; else the start the result came from ("rt", "identity", ...)
+  /** The steps that moved host groups (MapOptions::analytic_iterations, anneal_moves)
+      and whose placement was kept, in order: "analytic", "anneal". A step asked for
+      but missing here found nothing better. */
+  std::vector<std::string> moved_groups;
   /** Wall time per phase ("partition", "tree", "map", "refine", "analytic", "anneal", "intra", "total"),
       and "total_cpu": the process's CPU time for the whole mapping. */
   std::map<std::string, double> seconds;
@@ -129,6 +133,11 @@ const std::vector<std::string> &algorithm_names();
 /** Whether the seed (MapOptions::seed) chooses @p algorithm's hosts: rt and rb
     (METIS), scotch. Greedy, identity and block place the same for any seed. */
 bool seeded_algorithm(const std::string &algorithm);
+
+/** What the steps that move host groups did, for logs: "host groups placed
+    analytically", "annealing of the host groups found nothing", ... joined by
+    ", "; "" when none was asked for. */
+std::string group_steps_text(const MapResult &result);
 
 /** Maps the processes of @p problem. Throws Error(INVALID_ARG) for an unknown
     algorithm, more processes than slots, or rb without coordinates. */

@@ -60,6 +60,7 @@ nlohmann::json map_report_json(const Problem &p, const MapResult &r, const Metri
                       {"target", r.target.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.target)},
                       {"intra_node", r.intra_node},
                       {"refined_from", r.refined_from.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.refined_from)},
+                      {"moved_groups", r.moved_groups},
                       {"processes", p.graph.num_vertices()},
                       {"edges", p.graph.num_edges()},
                       {"hosts", p.machine.num_hosts()},

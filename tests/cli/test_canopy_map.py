@@ -125,6 +125,8 @@ def test_group_steps():
         check(f"{option} is deterministic", moved == again, (moved, again))
         check(f"{option} is timed as its own phase", phase in reports[1].get("seconds", {})
               and phase not in reports[0].get("seconds", {}), [x.get("seconds") for x in reports])
+        check(f"{option}: the report says the host groups moved", reports[1].get("moved_groups") == [phase]
+              and reports[0].get("moved_groups") == [], [x.get("moved_groups") for x in reports])
         check(f"{option}: the permutation is one-to-one", sorted(int(line) for line in open(perm)) == list(range(8192)))
         r = canopy("--graph", "mtx:" + mesh, "--parts", "8192", "--fabric", torus, "--hosts", hosts, option, "-5")
         check(f"negative {option} refused", r.returncode != 0 and option in r.stderr, r.stderr)

@@ -9,8 +9,8 @@ Scenarios (NP ranks, the process grid, the hosts the ranks pretend to be on, the
   general_npN       the same through MPI_Dist_graph_create, unweighted
   uneven_np8        halo_np8 with 3 ranks on one host and 5 on the other: mapped, each host keeping its count
   group_steps_np8   halo_np8 with CANOPY_MAP_ANNEAL_MOVES=5, then CANOPY_MAP_ANALYTIC_ITERATIONS=5: the
-                    decision says what was done to the host groups; with -1 (and 1001 iterations), a
-                    warning and the ranks' order
+                    decision says the step ran and found nothing (two hosts on a tree); with -1 (and
+                    1001 iterations), a warning and the ranks' order
   single_switch_npN no map_fabric: the single-switch model still gathers neighbours on a host
   bad_fabric_npN    map_fabric names no file: a warning, ranks keep their order, same output
   api_npN           app_topomap_api: canopy_topomap, _tree, _bipartition (no coordinates: an error)
@@ -135,8 +135,10 @@ def main():
         hosts = ["node001", "node005", "node005", "node001", "node005", "node001", "node005", "node005"]
         halo(np_, [], tree, True, hosts=hosts, decision_says="8 ranks on 2 hosts with 3-5 slots")
     elif name == "group_steps":
-        for variable, says, bad in (("CANOPY_MAP_ANNEAL_MOVES", "host groups annealed", ["-1"]),
-                                    ("CANOPY_MAP_ANALYTIC_ITERATIONS", "host groups placed analytically", ["-1", "1001"])):
+        # Two hosts on a tree: the steps run and find nothing to move (map_job's unit tests see them move groups).
+        for variable, says, bad in (("CANOPY_MAP_ANNEAL_MOVES", "annealing of the host groups found nothing", ["-1"]),
+                                    ("CANOPY_MAP_ANALYTIC_ITERATIONS", "analytic placement of the host groups found nothing",
+                                     ["-1", "1001"])):
             halo(np_, [], tree, True, decision_says=says, extra_env={variable: "5"})
             for value in bad:
                 halo(np_, [], tree, False, extra_env={variable: value})

@@ -234,6 +234,9 @@ TEST(JobMapping, MovesTheHostGroupsOnRequest) {
     EXPECT_NE(moved.summary.find(c.says), std::string::npos) << moved.summary;
     EXPECT_EQ(plain.summary.find("host groups"), std::string::npos) << plain.summary;
   }
+  // Without coordinates (the single-switch model) there is nothing to place analytically, and the summary says so.
+  JobMapping none = map_job({checkerboard("a", "b"), stencil(2, 2, 2), "", "", "rt", {}, 0, 10});
+  EXPECT_NE(none.summary.find("analytic placement of the host groups found nothing"), std::string::npos) << none.summary;
 }
 
 TEST(JobMapping, BadInputsAreErrors) {

@@ -76,6 +76,7 @@ void print_text(const map::Problem &p, const map::MapResult &r, const map::Metri
   if (!r.target.empty()) std::printf(", Scotch target %s", r.target.c_str());
   if (r.intra_node) std::printf(", intra-node on the hwloc tree");
   if (!r.refined_from.empty()) std::printf(", refined from %s", r.refined_from.c_str());
+  if (std::string steps = map::group_steps_text(r); !steps.empty()) std::printf(", %s", steps.c_str());
   std::printf(" (%.3f s)\n", r.seconds.at("total"));
   std::printf("routes:      %s\n", m.routes.c_str());
   std::printf("%-24s %16s %16s\n", "", "mapped", "identity");
