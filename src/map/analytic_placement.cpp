@@ -122,14 +122,14 @@ Legalizer::Legalizer(const std::vector<std::vector<int>> &coords) : dims_(coords
   auto targets_of = [&](const std::vector<std::vector<int>> &sets) {  // one target per set of hosts, at their mean
     Targets t;
     t.at.assign(dims_, std::vector<double>(sets.size(), 0.0));
+    t.norm.assign(sets.size(), 0.0);
     for (size_t i = 0; i < sets.size(); ++i) {
-      for (int h : sets[i])
-        for (size_t k = 0; k < dims_; ++k) t.at[k][i] += coords[static_cast<size_t>(h)][k] / static_cast<double>(sets[i].size());
+      for (size_t k = 0; k < dims_; ++k) {
+        for (int h : sets[i]) t.at[k][i] += coords[static_cast<size_t>(h)][k] / static_cast<double>(sets[i].size());
+        t.norm[i] += t.at[k][i] * t.at[k][i];
+      }
       t.price.emplace_back(sets[i].size(), 0.0);
     }
-    t.norm.assign(sets.size(), 0.0);
-    for (size_t i = 0; i < sets.size(); ++i)
-      for (size_t k = 0; k < dims_; ++k) t.norm[i] += t.at[k][i] * t.at[k][i];
     return t;
   };
   cells_ = targets_of(members_);
@@ -234,20 +234,11 @@ double place_host_groups_analytically(const CommGraph &graph, const Machine &m, 
   size_t hosts = static_cast<size_t>(m.num_hosts());
   if (iterations <= 0 || coords.empty() || m.uniform_slots() == 0 || hosts < 2) return 0;
   // Group g is what host g holds at the start; host[g] is its host in a placement.
+  // Coordinates come with dimension-order routes, whose hop counts are the same both ways.
   CommGraph groups = graph.quotient(host_of, static_cast<int>(hosts));
-  auto cost = [&](const std::vector<int> &host) {  // bytes x hops, each pair's hops averaged over both directions
-    double sum = 0;
-    for (int g = 0; g < groups.num_vertices(); ++g)
-      for (int64_t e = groups.row_begin(g); e < groups.row_end(g); ++e) {
-        if (groups.neighbor(e) < g) continue;  // each pair once
-        int a = host[static_cast<size_t>(g)], b = host[static_cast<size_t>(groups.neighbor(e))];
-        sum += groups.weight(e) * 0.5 * (m.hops(a, b) + m.hops(b, a));
-      }
-    return sum;
-  };
   std::vector<int> host(hosts);
   std::iota(host.begin(), host.end(), 0);
-  const double start = cost(host);
+  const double start = inter_node_hop_bytes(groups, m, host);
   if (start == 0) return 0;
   std::vector<int> best = host;
   double lowest = start;
@@ -274,7 +265,7 @@ double place_host_groups_analytically(const CommGraph &graph, const Machine &m, 
       solve_axis(groups, weight, lambda, anchor, x[k]);
     }
     host = legalize(x);
-    double c = cost(host);
+    double c = inter_node_hop_bytes(groups, m, host);
     if (c < lowest) lowest = c, best = host;
     if (lowest == start && last - c < kLeastApproach * (last - start)) break;
     last = c;

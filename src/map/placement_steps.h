@@ -61,8 +61,7 @@ double anneal_host_groups(const CommGraph &graph, const Machine &machine, std::v
     30% each time, then takes the legal placement nearest to those positions
     (one group a host, least squared displacement: an auction; above 512 hosts
     the groups bid for cells of routers first, then for their cell's hosts). The legal
-    placement with the lowest bytes x hops (each pair's hops averaged over its two
-    directions) is kept. Until one beats the start, each must close a quarter of the
+    placement with the lowest inter_node_hop_bytes is kept. Until one beats the start, each must close a quarter of the
     gap its predecessor left to the start's cost, or the iterations stop (where the
     groups already sit well, after two). Deterministic. Returns the cost removed. Where the tree
     walk keeps its groups inside its hierarchy and pays with long edges across it
