@@ -17,9 +17,10 @@
 // An algorithm this build does not have (scotch before it lands) is recorded
 // as skipped, with a note on stderr.
 //
-// With --analytic-placement N or --anneal-moves N, each rt run is followed by a
-// line "moved": rt with the same seed and its host groups moved by those steps
-// (MapOptions::analytic_iterations, MapOptions::anneal_moves).
+// --analytic-placement N sets the analytic placement of the host groups for the
+// greedy, rt and rb runs (MapOptions::analytic_iterations; default: the
+// library's). With --anneal-moves N, each rt run is followed by a line "moved":
+// rt with the same seed and its host groups annealed (MapOptions::anneal_moves).
 //
 // A last line per instance, algorithm "relaxation", sums the machine's hop
 // count as weighted host cuts (cut_relaxation.h): each cut's fewest bytes found
@@ -62,8 +63,8 @@ struct Options {
   std::string graph, fabric, hosts, node, algorithms = "identity,block,greedy,rt,rb,scotch";
   std::string instance, machine, out, seeds;
   int ppn = 0, parts = 0, seed = 1;
-  int analytic_iterations = 0;  // for the "moved" runs; 0: none
-  int64_t anneal_moves = 0;     // per host, for the "moved" runs; 0: none
+  int analytic_iterations = map::kDefaultAnalyticIterations;  // greedy, rt, rb; 0: none
+  int64_t anneal_moves = 0;  // per host, for the "moved" runs; 0: none
 };
 
 // The seeds of --seeds (default: --seed), each a non-negative integer.
@@ -143,6 +144,7 @@ json run_algorithm(const map::Problem &problem, const map::MapOptions &options, 
           {"groups", r.groups},
           {"coarsening_levels", r.coarsening_levels},
           {"refined_from", r.refined_from},
+          {"moved_groups", r.moved_groups},
           {"seconds", r.seconds},
           {"metrics", map::metrics_json(m)},
           {"extra_rss_kib", extra},
@@ -287,13 +289,12 @@ int run(const Options &o) {
       map::MapOptions options;
       options.algorithm = name;
       options.seed = seed;
+      options.analytic_iterations = o.analytic_iterations;
       record(name, name, seed, run_in_child(problem, options, relaxation.cuts()));
-      if (name == "rt" && (o.analytic_iterations > 0 || o.anneal_moves > 0)) {
-        options.analytic_iterations = o.analytic_iterations;
+      if (name == "rt" && o.anneal_moves > 0) {
         options.anneal_moves = o.anneal_moves;
         json moved = run_in_child(problem, options, relaxation.cuts());
         moved["moved_from"] = name;
-        moved["analytic_iterations"] = o.analytic_iterations;
         moved["moves_per_host"] = o.anneal_moves;
         record("moved", name, seed, std::move(moved));
       }
@@ -321,8 +322,8 @@ int main(int argc, char **argv) {
       ->capture_default_str();
   app.add_option("--seeds", o.seeds, "Comma-separated mapping seeds: rt, rb and scotch run once per seed");
   app.add_option("--analytic-placement", o.analytic_iterations,
-                 "After each rt run, rt again with its host groups placed analytically, this many iterations (0: none)")
-      ->check(CLI::Range(0, map::kMostAnalyticIterations));
+                 "Iterations of the host groups' analytic placement in the greedy, rt and rb runs (as canopy map's option; 0: none)")
+      ->check(CLI::Range(0, map::kMostAnalyticIterations))->capture_default_str();
   app.add_option("--anneal-moves", o.anneal_moves,
                  "After each rt run, rt again with its host groups annealed, this many moves per host (0: none)")
       ->check(CLI::Range(int64_t{0}, int64_t{1000000000}));

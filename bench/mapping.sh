@@ -23,11 +23,11 @@ Usage: bench/mapping.sh [OPTIONS]
   --seeds LIST       mapping seeds (default 1): rt, rb and scotch run once per seed,
                      and the tables show medians over the seeds and their spread
   --analytic-placement N
-                     after each rt run, rt again with canopy map's --analytic-placement N
-                     (its host groups placed analytically, N iterations); default 0: none
-  --anneal-moves N   the same with canopy map's --anneal-moves N (its host groups
-                     annealed, N moves per host; slow); default 0: none. With both, the
-                     extra run takes both steps
+                     greedy, rt and rb with canopy map's --analytic-placement N (their host
+                     groups placed analytically on tori, at most N iterations); default:
+                     canopy map's default; 0: none
+  --anneal-moves N   after each rt run, rt again with canopy map's --anneal-moves N (its
+                     host groups annealed, N moves per host; slow); default 0: none
   --out DIR          results and generated inputs (default /tmp/canopy-bench-mapping);
                      inputs are reused, results.jsonl is started afresh
   --build DIR        build directory (default build)
@@ -43,7 +43,7 @@ EOF
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(dirname "$HERE")"
 SIZES=256,1024,8192,65536 INSTANCES=stencil7,stencil27,mesh,amr,random MACHINES=fattree,torus,fattree-uneven
-ALGORITHMS=identity,block,greedy,rt,rb,scotch SEEDS=1 OUT=/tmp/canopy-bench-mapping BUILD="$ROOT/build" ANALYTIC=0 ANNEAL_MOVES=0
+ALGORITHMS=identity,block,greedy,rt,rb,scotch SEEDS=1 OUT=/tmp/canopy-bench-mapping BUILD="$ROOT/build" ANALYTIC= ANNEAL_MOVES=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) SIZES=256,1024; shift; continue ;;
@@ -147,7 +147,7 @@ for z in range(s):
 }
 
 [[ "$SEEDS" =~ ^[0-9]+(,[0-9]+)*$ ]] || die "--seeds takes comma-separated non-negative integers (got '$SEEDS')"
-[[ "$ANALYTIC" =~ ^[0-9]+$ ]] || die "--analytic-placement takes a non-negative integer (got '$ANALYTIC')"
+[[ -z "$ANALYTIC" || "$ANALYTIC" =~ ^[0-9]+$ ]] || die "--analytic-placement takes a non-negative integer (got '$ANALYTIC')"
 [[ "$ANNEAL_MOVES" =~ ^[0-9]+$ ]] || die "--anneal-moves takes a non-negative integer (got '$ANNEAL_MOVES')"
 echo "task-mapping benchmark: sizes $SIZES; instances $INSTANCES; machines $MACHINES; algorithms $ALGORITHMS; seeds $SEEDS" >&2
 echo "results: $RESULTS (load average now: $(cut -d' ' -f1-3 /proc/loadavg))" >&2
@@ -164,7 +164,7 @@ for p in ${SIZES//,/ }; do
       read -r graph parts < <(make_graph "$instance" "$p") || { echo "  (could not generate $instance; going on)" >&2; continue; }
       "$BUILD/bin/bench_map" --graph "$graph" --parts "$parts" --fabric "$fabric" --hosts "$hostfile" \
         --node-topology "$node" --algorithms "$algorithms" --seeds "$SEEDS" \
-        --analytic-placement "$ANALYTIC" --anneal-moves "$ANNEAL_MOVES" \
+        ${ANALYTIC:+--analytic-placement "$ANALYTIC"} --anneal-moves "$ANNEAL_MOVES" \
         --instance "$instance" --machine "$machine" --out "$RESULTS" ||
         echo "  (bench_map failed on this instance; going on)" >&2
     done

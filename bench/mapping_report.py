@@ -10,15 +10,14 @@ Writes:
   --csv FILE       one row per run (instance, algorithm, seed), every raw number
   --markdown FILE  hop-bytes and max link load relative to the best baseline,
                    their spread over the seeds, the per-cut relaxation, rt with
-                   its host groups moved (when measured), mapping
+                   its host groups annealed (when measured), mapping
                    CPU time and extra memory, and the issue's targets
 The per-cut relaxation (bench_map's "relaxation" line, bench/cut_relaxation.h)
 is the hop-bytes that no mapping beats unless it cuts some level of the machine
 better than METIS and every mapping of the run did; it is not a mapping, so it
-has no CSV row. A "moved" line (bench_map --analytic-placement, --anneal-moves)
-is rt with its host groups moved (MapOptions::analytic_iterations,
-MapOptions::anneal_moves): a row of the CSV and a table of its own, never a
-column of the others.
+has no CSV row. A "moved" line (bench_map --anneal-moves) is rt with its host
+groups annealed (MapOptions::anneal_moves): a row of the CSV and a table of its
+own, never a column of the others.
 
 Usage: mapping_report.py RESULTS.jsonl [--csv FILE] [--markdown FILE]
 """
@@ -145,25 +144,25 @@ def markdown(instances):
                        f"{ratio_cell(bound, scotch['metrics']['hop_bytes'] if ok(scotch) else None)} | "
                        + " | ".join(cells) + " |")
     if any(ok(runs.get("moved")) for runs in instances.values()):
-        out += ["", "### `rt` with its host groups moved", "",
-                "`canopy map --analytic-placement` and `--anneal-moves` (bench_map's options of the same names): after "
-                "`rt`'s refinement, analytic placement (iterations) and simulated annealing (moves per host) of where "
-                "its host groups go, the groups kept whole, then the refinement again; the median over the seeds "
-                "relative to `rt`'s and Scotch's medians, the seconds of each step (its phase, the refinement after "
-                "it included) and the CPU time of the whole mapping, with and without the steps (medians over the "
-                "seeds). Below 1 under `rt`: hop-bytes `rt` lost placing its groups.", "",
-                "| machine | instance | processes | analytic iterations | moves per host | moved ÷ `rt` | moved ÷ `scotch` "
-                "| analytic s | anneal s | CPU s | `rt` CPU s |", "|" + "---|" * 11]
+        out += ["", "### `rt` with its host groups annealed", "",
+                "`canopy map --anneal-moves` (bench_map's option of the same name): after `rt`'s refinement (and "
+                "analytic placement, where it applies), simulated annealing of where its host groups go (moves per "
+                "host), the groups kept whole, then the refinement again; the median over the seeds relative to "
+                "`rt`'s and Scotch's medians, the seconds of the step (its phase, the refinement after it included) "
+                "and the CPU time of the whole mapping, with and without it (medians over the seeds). Below 1 under "
+                "`rt`: hop-bytes `rt` lost placing its groups.", "",
+                "| machine | instance | processes | moves per host | moved ÷ `rt` | moved ÷ `scotch` "
+                "| anneal s | CPU s | `rt` CPU s |", "|" + "---|" * 9]
         for (machine, instance, p), runs in instances.items():
             a = runs.get("moved")
             if not ok(a):
                 continue
             cells = [ratio_cell(a["metrics"]["hop_bytes"], runs[name]["metrics"]["hop_bytes"] if ok(runs.get(name)) else None)
                      for name in ("rt", "scotch")]
-            steps = [f"{a['seconds'][phase]:.3f}" if phase in a["seconds"] else "—" for phase in ("analytic", "anneal")]
+            anneal = f"{a['seconds']['anneal']:.3f}" if "anneal" in a["seconds"] else "—"
             rt_cpu = f"{runs['rt']['seconds']['total_cpu']:.3f}" if ok(runs.get("rt")) else "—"
-            out.append(f"| {machine} | {instance} | {p:,} | {a['analytic_iterations']} | {a['moves_per_host']:,} | "
-                       + " | ".join(cells + steps) + f" | {a['seconds']['total_cpu']:.3f} | {rt_cpu} |")
+            out.append(f"| {machine} | {instance} | {p:,} | {a['moves_per_host']:,} | "
+                       + " | ".join(cells + [anneal]) + f" | {a['seconds']['total_cpu']:.3f} | {rt_cpu} |")
     seeded = [a for a in present if any(runs[a].get("hop_bytes_range", (0, 0, 1))[2] > 1
                                         for runs in instances.values() if ok(runs.get(a)))]
     if seeded:
@@ -185,13 +184,16 @@ def markdown(instances):
             "finding the hops between the hosts not counted). Extra memory: the peak RSS during `rt`'s `map_processes` above "
             "the RSS before it (inputs and hops already loaded). Hops: the memory of the hops between the hosts "
             "(`map/hop_table.h`: a matrix up to 2,048 hosts, then a row per leaf switch or torus coordinates). "
-            "Load: the machine's 1-minute load average when the instance ran.", "",
+            "Load: the machine's 1-minute load average when the instance ran. `rt` analytic: the seconds of "
+            "`rt`'s analytic placement of its host groups (with the refinement after it; tori only), part of its "
+            "CPU time.", "",
             "| machine | instance | processes | edges | load | " + " | ".join(f"`{a}`" for a in timed) +
-            " | `rt` extra MiB | hops MiB |", "|" + "---|" * (7 + len(timed))]
+            " | `rt` analytic | `rt` extra MiB | hops MiB |", "|" + "---|" * (8 + len(timed))]
     for (machine, instance, p), runs in instances.items():
         cells = [f"{runs[a]['seconds']['total_cpu']:.3f}" if ok(runs.get(a)) else "—" for a in timed]
         any_run = next(iter(runs.values()))
         rt = runs.get("rt")
+        cells.append(f"{rt['seconds']['analytic']:.4f}" if ok(rt) and "analytic" in rt["seconds"] else "—")
         extra = f"{rt['extra_rss_kib'] / 1024:.1f}" if ok(rt) and rt.get("extra_rss_kib", -1) >= 0 else "—"
         hops = f"{any_run['hop_table_bytes'] / (1 << 20):.2g}" if "hop_table_bytes" in any_run else "—"
         out.append(f"| {machine} | {instance} | {p:,} | {any_run['edges']:,} | {any_run['load_average']:.1f} | "

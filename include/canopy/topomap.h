@@ -49,10 +49,10 @@ extern "C" {
 
 /** The new rank of this process in @p distgraph_comm, with the algorithm of the
     map_algorithm parameter (default rt; identity, block, greedy, rt or rb).
-    The parameters map_analytic_iterations and map_anneal_moves (default 0) move
-    the host groups of greedy, rt and rb as `canopy map --analytic-placement` and
-    `--anneal-moves` do (a negative value, or more than 1000 iterations:
-    CANOPY_ERR_INVALID_ARG). */
+    The parameters map_analytic_iterations (default 10, on fabrics with
+    coordinates) and map_anneal_moves (default 0) move the host groups of greedy,
+    rt and rb as `canopy map --analytic-placement` and `--anneal-moves` do (a
+    negative value, or more than 1000 iterations: CANOPY_ERR_INVALID_ARG). */
 CANOPY_API canopy_status_t canopy_topomap(MPI_Comm distgraph_comm, int *newrank);
 /** canopy_topomap with the recursive tree mapping (rt) on the fabric's
     topology tree (its switch hierarchy, or neighbor joining of hop distances). */

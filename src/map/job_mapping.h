@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "map/comm_graph.h"
+#include "map/mapping.h"
 #include "topo/topology.h"
 
 namespace canopy::map {
@@ -32,7 +33,7 @@ struct JobMapRequest {
   int64_t anneal_moves = 0;
   /** Iterations of the host groups' analytic placement after the refinement
       (MapOptions::analytic_iterations; tori), at most kMostAnalyticIterations; 0: none. */
-  int64_t analytic_iterations = 0;
+  int64_t analytic_iterations = kDefaultAnalyticIterations;
 };
 
 struct JobMapping {

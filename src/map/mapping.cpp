@@ -373,7 +373,7 @@ std::vector<int> canopy_placement(const Problem &p, const MapOptions &o, MapResu
     }
     result.seconds[phase] = seconds_since(start);
   };
-  if (o.analytic_iterations > 0)
+  if (o.analytic_iterations > 0 && analytic_placement_applies(m))
     group_step("analytic", [&](std::vector<int> &h) {
       place_host_groups_analytically(padded, m, h, o.analytic_iterations, o.progress);
     });

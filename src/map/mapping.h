@@ -14,10 +14,10 @@
 //   scotch    Scotch's static mapping on an equivalent tleaf / torus / graph target
 //             (scotch_mapping.h), overloads repaired; the peer, so never refined
 // greedy, rt and rb are followed by a refinement pass (process swaps between
-// hosts that lower hop-bytes, never worse than identity or block), on request
-// analytic placement and annealing of the host groups (MapOptions::
-// analytic_iterations, anneal_moves), and, when the machine knows its nodes'
-// inside, intra-node mapping on the hwloc tree.
+// hosts that lower hop-bytes, never worse than identity or block), on machines
+// with coordinates analytic placement of the host groups (MapOptions::
+// analytic_iterations), on request their annealing (anneal_moves), and, when
+// the machine knows its nodes' inside, intra-node mapping on the hwloc tree.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -85,6 +85,10 @@ constexpr int kRunsSampleHosts = 16;
 
 /** The most iterations of analytic placement MapOptions::analytic_iterations may ask for. */
 constexpr int kMostAnalyticIterations = 1000;
+/** MapOptions::analytic_iterations by default: on the torus meshes of the benchmark
+    the tenth iteration still gains; where the step finds nothing it stops after
+    two (docs/mapping-history.md). */
+constexpr int kDefaultAnalyticIterations = 10;
 
 struct MapOptions {
   std::string algorithm = "rt";
@@ -104,8 +108,8 @@ struct MapOptions {
       refinement, this many iterations of analytic placement of the host groups
       (placement_steps.h: place_host_groups_analytically), then refine again;
       before any annealing. Never more hop-bytes than without; 0: none; at most
-      kMostAnalyticIterations. */
-  int analytic_iterations = 0;
+      kMostAnalyticIterations. Elsewhere nothing, and no "analytic" phase. */
+  int analytic_iterations = kDefaultAnalyticIterations;
   ProgressFn progress{};   // told each stage as it begins (the walk level by level); none: silent
 };
 
@@ -119,8 +123,8 @@ struct MapResult {
   bool intra_node = false;    // intra-node mapping was applied
   std::string refined_from;   // "" without refinement; else the start the result came from ("rt", "identity", ...)
   /** The steps that moved host groups (MapOptions::analytic_iterations, anneal_moves)
-      and whose placement was kept, in order: "analytic", "anneal". A step asked for
-      but missing here found nothing better. */
+      and whose placement was kept, in order: "analytic", "anneal". A step that ran
+      (it has its phase in seconds) but is missing here found nothing better. */
   std::vector<std::string> moved_groups;
   /** Wall time per phase ("partition", "tree", "map", "refine", "analytic", "anneal", "intra", "total"),
       and "total_cpu": the process's CPU time for the whole mapping. */
@@ -136,7 +140,7 @@ bool seeded_algorithm(const std::string &algorithm);
 
 /** What the steps that move host groups did, for logs: "host groups placed
     analytically", "annealing of the host groups found nothing", ... joined by
-    ", "; "" when none was asked for. */
+    ", "; "" when none ran. */
 std::string group_steps_text(const MapResult &result);
 
 /** Maps the processes of @p problem. Throws Error(INVALID_ARG) for an unknown

@@ -52,21 +52,32 @@ double refine_hosts(const CommGraph &graph, const Machine &machine, std::vector<
 double anneal_host_groups(const CommGraph &graph, const Machine &machine, std::vector<int> &host_of,
                           int64_t moves_per_host, uint64_t seed, const ProgressFn &progress = {});
 
-/** Analytic placement of where whole host groups go, on machines whose hosts
-    have coordinates (tori and meshes) and equal slots; elsewhere nothing. Each
-    of @p iterations places the groups' graph quadratically on the coordinates
-    (edges weighted by bytes over their length along each axis, as the bound-to-
-    bound model of VLSI placement does, so the squares stand for the hop counts)
-    pulled towards anchors at the last legal placement with a pull that grows by
-    30% each time, then takes the legal placement nearest to those positions
-    (one group a host, least squared displacement: an auction; above 512 hosts
-    the groups bid for cells of routers first, then for their cell's hosts). The legal
-    placement with the lowest inter_node_hop_bytes is kept. Until one beats the start, each must close a quarter of the
-    gap its predecessor left to the start's cost, or the iterations stop (where the
-    groups already sit well, after two). Deterministic. Returns the cost removed. Where the tree
-    walk keeps its groups inside its hierarchy and pays with long edges across it
-    (unstructured meshes on tori), this finds the placements the annealing finds
-    in a fraction of its moves (docs/mapping-history.md). */
+/** Whether place_host_groups_analytically can move anything on @p machine: at
+    least two hosts, with coordinates (tori and meshes) and equal slots. */
+bool analytic_placement_applies(const Machine &machine);
+
+/** Analytic placement of where whole host groups go, where
+    analytic_placement_applies; elsewhere nothing. Each of @p iterations places the
+    groups' graph quadratically on the coordinates (edges weighted by bytes over
+    their length along each axis, as the bound-to-bound model of VLSI placement
+    does, so the squares stand for the hop counts) pulled towards anchors at the
+    last legal placement with a pull that grows by 30% each time, then takes a
+    legal placement near those positions (one group a host). The first three
+    iterations take it by geometric bisection (the hosts halved across their widest
+    extent, the groups by their position along it, recursively): next to nothing.
+    Where a bisection gives back the placement the iteration started from, the
+    groups sit at a fixed point of the pull and the iterations stop, so where the
+    walk's placement is already good the step costs about a millisecond per 512
+    hosts (docs/mapping-history.md). The later iterations
+    take the nearest legal placement (least squared displacement: an auction; above
+    512 hosts the groups bid for cells of routers first, then for their cell's
+    hosts); until one beats the start, each must close a quarter of the gap its
+    predecessor left to the start's cost, or the iterations stop. The legal
+    placement with the lowest inter_node_hop_bytes is kept. Deterministic. Returns
+    the cost removed. Where the tree walk keeps its groups inside its hierarchy
+    and pays with long edges across it (unstructured meshes on tori), this finds
+    the placements the annealing finds in a fraction of its moves
+    (docs/mapping-history.md). */
 double place_host_groups_analytically(const CommGraph &graph, const Machine &machine, std::vector<int> &host_of,
                                       int iterations, const ProgressFn &progress = {});
 

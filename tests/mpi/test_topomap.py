@@ -8,9 +8,10 @@ Scenarios (NP ranks, the process grid, the hosts the ranks pretend to be on, the
                     each vertex's (the app checks), and the log shows the decision
   general_npN       the same through MPI_Dist_graph_create, unweighted
   uneven_np8        halo_np8 with 3 ranks on one host and 5 on the other: mapped, each host keeping its count
-  group_steps_np8   halo_np8 with CANOPY_MAP_ANNEAL_MOVES=5, then CANOPY_MAP_ANALYTIC_ITERATIONS=5: the
-                    decision says the step ran and found nothing (two hosts on a tree); with -1 (and
-                    1001 iterations), a warning and the ranks' order
+  group_steps_np8   halo_np8 with CANOPY_MAP_ANNEAL_MOVES=5 (two hosts on the tree), then on two hosts
+                    of a ring torus CANOPY_MAP_ANALYTIC_ITERATIONS=5, unset (on by default there) and 0:
+                    the decision says the step ran and found nothing, or with 0 does not mention it;
+                    with -1 (and 1001 iterations), a warning and the ranks' order
   single_switch_npN no map_fabric: the single-switch model still gathers neighbours on a host
   bad_fabric_npN    map_fabric names no file: a warning, ranks keep their order, same output
   api_npN           app_topomap_api: canopy_topomap, _tree, _bipartition (no coordinates: an error)
@@ -73,7 +74,8 @@ def canopy_env(hostmap, fabric, **extra):
     return env
 
 
-def halo(np_, app_args, fabric, expect_mapped, check_disabled=False, hosts=None, decision_says="", extra_env=None):
+def halo(np_, app_args, fabric, expect_mapped, check_disabled=False, hosts=None, decision_says="", extra_env=None,
+         decision_absent=None):
     dims = grid(np_)
     hostmap = write_hostmap(SCENARIO, hosts or checkerboard(dims, ["node001", "node005"]))
     argv = [HALO] + [str(d) for d in dims] + app_args
@@ -87,6 +89,8 @@ def halo(np_, app_args, fabric, expect_mapped, check_disabled=False, hosts=None,
     print("\n".join(decision))
     if not decision or decision_says not in decision[0]:
         sys.exit(f"FAILED: Canopy logged no decision for MPI_Dist_graph_create saying {decision_says!r}:\n{err}")
+    if decision_absent and decision_absent in decision[0]:
+        sys.exit(f"FAILED: the decision should not mention {decision_absent!r}:\n{err}")
     if expect_mapped and moved == 0:
         sys.exit(f"FAILED: the checkerboard placement was not improved:\n{err}")
     if not expect_mapped and (moved != 0 or "task mapping failed" not in err):
@@ -135,13 +139,21 @@ def main():
         hosts = ["node001", "node005", "node005", "node001", "node005", "node001", "node005", "node005"]
         halo(np_, [], tree, True, hosts=hosts, decision_says="8 ranks on 2 hosts with 3-5 slots")
     elif name == "group_steps":
-        # Two hosts on a tree: the steps run and find nothing to move (map_job's unit tests see them move groups).
-        for variable, says, bad in (("CANOPY_MAP_ANNEAL_MOVES", "annealing of the host groups found nothing", ["-1"]),
-                                    ("CANOPY_MAP_ANALYTIC_ITERATIONS", "analytic placement of the host groups found nothing",
-                                     ["-1", "1001"])):
-            halo(np_, [], tree, True, decision_says=says, extra_env={variable: "5"})
+        # Two hosts, on a tree for annealing and on a ring torus for analytic placement (on by default, where
+        # coordinates exist): the steps run and find nothing to move (map_job's unit tests see them move groups).
+        ring = (["r0", "r4"], "torus:" + RING)
+        for variable, (hosts, fabric), says, bad in (
+                ("CANOPY_MAP_ANNEAL_MOVES", (None, tree), "annealing of the host groups found nothing", ["-1"]),
+                ("CANOPY_MAP_ANALYTIC_ITERATIONS", ring, "analytic placement of the host groups found nothing",
+                 ["-1", "1001"])):
+            placed = checkerboard(grid(np_), hosts) if hosts else None
+            halo(np_, [], fabric, True, hosts=placed, decision_says=says, extra_env={variable: "5"})
             for value in bad:
-                halo(np_, [], tree, False, extra_env={variable: value})
+                halo(np_, [], fabric, False, hosts=placed, extra_env={variable: value})
+        placed = checkerboard(grid(np_), ring[0])
+        halo(np_, [], ring[1], True, hosts=placed, decision_says="analytic placement of the host groups found nothing")
+        halo(np_, [], ring[1], True, hosts=placed, extra_env={"CANOPY_MAP_ANALYTIC_ITERATIONS": "0"},
+             decision_absent="analytic")
     elif name == "single_switch":
         halo(np_, [], None, True)
     elif name == "bad_fabric":

@@ -12,6 +12,7 @@
 #include <random>
 
 #include "common/error.h"
+#include "common/params.h"
 #include "map/job_mapping.h"
 #include "map/mapping.h"
 #include "map_test_machines.h"
@@ -204,8 +205,8 @@ CommGraph graded_mesh(int n, int k, unsigned seed) {
   return b.build();
 }
 
-// MPI task mapping moves the host groups on request, as canopy map does
-// (map_anneal_moves, map_analytic_iterations): each lowers what the walk and
+// MPI task mapping moves the host groups as canopy map does (map_anneal_moves,
+// map_analytic_iterations, the latter by default): each lowers what the walk and
 // the refinement's process swaps leave where it pays, and the summary says so.
 // Annealing: a random graph of 2 ranks per host on a 4x4x4 torus. Analytic
 // placement: an unstructured mesh of one rank per host on an 8x8x8 torus.
@@ -226,7 +227,7 @@ TEST(JobMapping, MovesTheHostGroupsOnRequest) {
   };
   for (const Case &c : {Case{two_per_host, random, small, 2000, 0, "host groups annealed"},
                         Case{large_hosts, mesh, large, 0, 10, "host groups placed analytically"}}) {
-    JobMapping plain = map_job({c.hosts, c.graph, c.fabric, "", "rt", {}});
+    JobMapping plain = map_job({c.hosts, c.graph, c.fabric, "", "rt", {}, 0, 0});
     JobMapping moved = map_job({c.hosts, c.graph, c.fabric, "", "rt", {}, c.anneal_moves, c.analytic_iterations});
     ASSERT_TRUE(plain.mapped && moved.mapped) << plain.summary << "\n" << moved.summary;
     EXPECT_TRUE(is_permutation(moved.new_rank));
@@ -234,9 +235,15 @@ TEST(JobMapping, MovesTheHostGroupsOnRequest) {
     EXPECT_NE(moved.summary.find(c.says), std::string::npos) << moved.summary;
     EXPECT_EQ(plain.summary.find("host groups"), std::string::npos) << plain.summary;
   }
-  // Without coordinates (the single-switch model) there is nothing to place analytically, and the summary says so.
+  // Analytic placement is on by default, as the parameter's default says.
+  EXPECT_EQ(param_int("map_analytic_iterations"), kDefaultAnalyticIterations);
+  JobMapping by_default = map_job({large_hosts, mesh, large, "", "rt", {}});
+  EXPECT_EQ(by_default.new_rank, map_job({large_hosts, mesh, large, "", "rt", {}, 0, kDefaultAnalyticIterations}).new_rank);
+  EXPECT_NE(by_default.summary.find("host groups placed analytically"), std::string::npos) << by_default.summary;
+  // Without coordinates (the single-switch model) it does not apply, so the summary does not mention it.
   JobMapping none = map_job({checkerboard("a", "b"), stencil(2, 2, 2), "", "", "rt", {}, 0, 10});
-  EXPECT_NE(none.summary.find("analytic placement of the host groups found nothing"), std::string::npos) << none.summary;
+  EXPECT_TRUE(none.mapped) << none.summary;
+  EXPECT_EQ(none.summary.find("analytic"), std::string::npos) << none.summary;
 }
 
 TEST(JobMapping, BadInputsAreErrors) {
