@@ -141,18 +141,16 @@ def main():
     elif name == "group_steps":
         # Two hosts, on a tree for annealing and on a ring torus for analytic placement (on by default, where
         # coordinates exist): the steps run and find nothing to move (map_job's unit tests see them move groups).
-        ring = (["r0", "r4"], "torus:" + RING)
-        for variable, (hosts, fabric), says, bad in (
-                ("CANOPY_MAP_ANNEAL_MOVES", (None, tree), "annealing of the host groups found nothing", ["-1"]),
-                ("CANOPY_MAP_ANALYTIC_ITERATIONS", ring, "analytic placement of the host groups found nothing",
-                 ["-1", "1001"])):
-            placed = checkerboard(grid(np_), hosts) if hosts else None
-            halo(np_, [], fabric, True, hosts=placed, decision_says=says, extra_env={variable: "5"})
+        ring, on_ring = "torus:" + RING, checkerboard(grid(np_), ["r0", "r4"])
+        analytic_found_nothing = "analytic placement of the host groups found nothing"
+        for variable, fabric, hosts, says, bad in (
+                ("CANOPY_MAP_ANNEAL_MOVES", tree, None, "annealing of the host groups found nothing", ["-1"]),
+                ("CANOPY_MAP_ANALYTIC_ITERATIONS", ring, on_ring, analytic_found_nothing, ["-1", "1001"])):
+            halo(np_, [], fabric, True, hosts=hosts, decision_says=says, extra_env={variable: "5"})
             for value in bad:
-                halo(np_, [], fabric, False, hosts=placed, extra_env={variable: value})
-        placed = checkerboard(grid(np_), ring[0])
-        halo(np_, [], ring[1], True, hosts=placed, decision_says="analytic placement of the host groups found nothing")
-        halo(np_, [], ring[1], True, hosts=placed, extra_env={"CANOPY_MAP_ANALYTIC_ITERATIONS": "0"},
+                halo(np_, [], fabric, False, hosts=hosts, extra_env={variable: value})
+        halo(np_, [], ring, True, hosts=on_ring, decision_says=analytic_found_nothing)  # on by default
+        halo(np_, [], ring, True, hosts=on_ring, extra_env={"CANOPY_MAP_ANALYTIC_ITERATIONS": "0"},
              decision_absent="analytic")
     elif name == "single_switch":
         halo(np_, [], None, True)
