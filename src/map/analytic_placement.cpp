@@ -315,18 +315,17 @@ double place_host_groups_analytically(const CommGraph &graph, const Machine &m, 
     }
     bool probing = it < kProbeIterations;
     if (!probing && !legalize) legalize.emplace(coords);
-    std::vector<int> previous = host;
-    host = probing ? bisection_placement(x, coords) : (*legalize)(x);
-    double c = inter_node_hop_bytes(groups, m, host);
-    if (c < lowest) lowest = c, best = host;
+    std::vector<int> placed = probing ? bisection_placement(x, coords) : (*legalize)(x);
     // The probe stops where a bisection gives the placement it started from: the groups
     // sit at a fixed point of the pull towards their places (the benchmark's stencils,
-    // AMR patterns and random graphs, within the probe). The auction's first placement is
-    // not held to the bisections' costs: it is the first of another legalization.
-    if (probing) {
-      if (host == previous) break;
-      last = it + 1 == kProbeIterations ? std::numeric_limits<double>::infinity() : c;
-    } else {
+    // AMR patterns and random graphs, within the probe).
+    if (probing && placed == host) break;
+    host = std::move(placed);
+    double c = inter_node_hop_bytes(groups, m, host);
+    if (c < lowest) lowest = c, best = host;
+    // Only the auction's placements are held to the rule (`last` is theirs alone): its
+    // first is the first of another legalization, not comparable to the bisections'.
+    if (!probing) {
       if (lowest == start && last - c < kLeastApproach * (last - start)) break;
       last = c;
     }

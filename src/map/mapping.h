@@ -86,8 +86,8 @@ constexpr int kRunsSampleHosts = 16;
 /** The most iterations of analytic placement MapOptions::analytic_iterations may ask for. */
 constexpr int kMostAnalyticIterations = 1000;
 /** MapOptions::analytic_iterations by default: on the torus meshes of the benchmark
-    the tenth iteration still gains; where the step finds nothing it stops after
-    two (docs/mapping-history.md). */
+    the tenth iteration still gains; where the step finds nothing it stops within
+    its three bisections (docs/mapping-history.md). */
 constexpr int kDefaultAnalyticIterations = 10;
 
 struct MapOptions {
