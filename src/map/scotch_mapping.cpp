@@ -249,7 +249,9 @@ std::vector<SCOTCH_Num> graph_map(const CommGraph &g, ScotchTarget &target, doub
                           static_cast<SCOTCH_Num>(neighbors.size()), neighbors.data(), weights.data()),
         "SCOTCH_graphBuild");
   Context context;
-  SCOTCH_contextRandomSeed(&context.value, seed);
+  // Scotch sets its generator's state to the seed with the lowest bit set (never zero), so
+  // seeds 2k and 2k + 1 would give one mapping: each seed gets its own state as 2 x seed.
+  SCOTCH_contextRandomSeed(&context.value, static_cast<SCOTCH_Num>(2 * static_cast<unsigned>(seed)));
   check(SCOTCH_contextOptionSetNum(&context.value, SCOTCH_OPTIONNUMDETERMINISTIC, 1), "SCOTCH_contextOptionSetNum");
   check(SCOTCH_contextOptionSetNum(&context.value, SCOTCH_OPTIONNUMRANDOMFIXEDSEED, 1), "SCOTCH_contextOptionSetNum");
   check(SCOTCH_contextThreadSpawn(&context.value, 1, nullptr), "SCOTCH_contextThreadSpawn");

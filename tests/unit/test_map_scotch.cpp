@@ -175,6 +175,15 @@ TEST(ScotchMapping, SameSeedSameMapping) {
   EXPECT_EQ(scotch(p, 3).slot_of_process, scotch(p, 3).slot_of_process);
 }
 
+// Scotch ORs its seed with 1: without Canopy doubling it, seeds 2k and 2k + 1 map alike.
+TEST(ScotchMapping, NeighbouringSeedsMapApart) {
+  auto topo = test::fat_tree(4, 4, 2);
+  Problem p = problem_on(topo, all_hosts(*topo, 9), 4, test::random_graph(64, 200, 4));
+  int differing = 0;
+  for (int k = 1; k <= 4; ++k) differing += scotch(p, 2 * k).slot_of_process != scotch(p, 2 * k + 1).slot_of_process;
+  EXPECT_GE(differing, 1);
+}
+
 TEST(ScotchMapping, OneHostNeedsNoScotch) {
   auto topo = test::fat_tree(1, 2, 1);
   Problem p = problem_on(topo, {topo->find_host("n1")}, 4, test::random_graph(3, 4, 1));
