@@ -377,6 +377,8 @@ std::vector<int> canopy_placement(const Problem &p, const MapOptions &o, MapResu
     group_step("analytic", [&](std::vector<int> &h) {
       place_host_groups_analytically(padded, m, h, o.analytic_iterations, o.progress);
     });
+  if (o.refine && tabu_search_applies(m))
+    group_step("tabu", [&](std::vector<int> &h) { tabu_search_host_groups(padded, m, h, static_cast<uint64_t>(o.seed)); });
   if (o.anneal_moves > 0)
     group_step("anneal", [&](std::vector<int> &h) {
       anneal_host_groups(padded, m, h, o.anneal_moves, static_cast<uint64_t>(o.seed), o.progress);
@@ -424,6 +426,7 @@ std::string group_steps_text(const MapResult &r) {
     text += (text.empty() ? "" : ", ") + std::string(moved ? kept : nothing);
   };
   step("analytic", "host groups placed analytically", "analytic placement of the host groups found nothing");
+  step("tabu", "host groups placed by tabu search", "tabu search of the host groups found nothing");
   step("anneal", "host groups annealed", "annealing of the host groups found nothing");
   return text;
 }

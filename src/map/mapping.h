@@ -98,7 +98,8 @@ struct MapOptions {
   TreeChoice tree = TreeChoice::Auto;
   GroupChoice groups = GroupChoice::Auto;
   bool intra_node = true;  // intra-node mapping (needs Machine::node()); not for scotch
-  bool refine = true;      // refinement pass and the never-worse-than-baselines guard; not for scotch
+  bool refine = true;      // refinement pass, the never-worse-than-baselines guard, and on few hosts
+                           // the tabu search of the host groups (placement_steps.h); not for scotch
   int seed = 1;            // METIS (and Scotch) seed: the same seed gives the same mapping
   /** greedy, rt, rb: after the refinement, anneal where the host groups go with this
       many moves per host (placement_steps.h: anneal_host_groups), then refine again.
@@ -122,11 +123,13 @@ struct MapResult {
   std::string target;         // scotch: the Scotch target architecture used ("" otherwise)
   bool intra_node = false;    // intra-node mapping was applied
   std::string refined_from;   // "" without refinement; else the start the result came from ("rt", "identity", ...)
-  /** The steps that moved host groups (MapOptions::analytic_iterations, anneal_moves)
-      and whose placement was kept, in order: "analytic", "anneal". A step that ran
-      (it has its phase in seconds) but is missing here found nothing better. */
+  /** The steps that moved host groups (MapOptions::analytic_iterations; with
+      MapOptions::refine on at most kTabuSearchMostHosts hosts of equal slots, tabu
+      search; anneal_moves) and whose placement was kept, in order: "analytic",
+      "tabu", "anneal". A step that ran (it has its phase in seconds) but is missing
+      here found nothing better. */
   std::vector<std::string> moved_groups;
-  /** Wall time per phase ("partition", "tree", "map", "refine", "analytic", "anneal", "intra", "total"),
+  /** Wall time per phase ("partition", "tree", "map", "refine", "analytic", "tabu", "anneal", "intra", "total"),
       and "total_cpu": the process's CPU time for the whole mapping. */
   std::map<std::string, double> seconds;
 };

@@ -81,6 +81,26 @@ bool analytic_placement_applies(const Machine &machine);
 double place_host_groups_analytically(const CommGraph &graph, const Machine &machine, std::vector<int> &host_of,
                                       int iterations, const ProgressFn &progress = {});
 
+/** The most hosts tabu_search_host_groups takes on: its iterations cost hosts^2 each. */
+constexpr int kTabuSearchMostHosts = 64;
+
+/** Whether tabu_search_host_groups can move anything on @p machine: 3 to
+    kTabuSearchMostHosts hosts of equal slots. */
+bool tabu_search_applies(const Machine &machine);
+
+/** Robust tabu search (Taillard's, for the quadratic assignment problem) of where
+    whole host groups go, where tabu_search_applies; elsewhere nothing. The groups'
+    bytes to each other and the hosts' hops (averaged over both directions) make a
+    quadratic assignment problem; each of 50 x hosts iterations swaps the two groups
+    whose swap lowers the cost most (or raises it least) among the swaps that are
+    not tabu: a group may not go back to a host it left for about as many iterations
+    as there are hosts (a random number between 0.9 and 1.1 times that), unless the
+    swap beats the best placement seen. The best placement seen is kept, so the cost
+    never rises. Deterministic for a @p seed. Returns the cost removed. On few hosts
+    it finds placements the tree walk and the analytic placement miss (the AMR
+    pattern and the mesh on a 64-host torus, docs/mapping-history.md). */
+double tabu_search_host_groups(const CommGraph &graph, const Machine &machine, std::vector<int> &host_of, uint64_t seed);
+
 /** Slot of every vertex given its host (which holds as many vertices as it has
     slots): with @p on_node_tree and a node layout, recursive tree mapping of each
     host's vertices on the hwloc tree of its slots; otherwise local slots in

@@ -3,11 +3,11 @@
 // one router allowed) or a two-level fat tree; a scattered allocation with equal
 // or unequal slots, free slots, sometimes a node layout; a graph, random or local,
 // whose volumes may be zero or repeated. greedy, rt and rb (any grouping they
-// take) with the host groups' steps: analytic placement (its iterations drawn)
-// and sometimes annealing. Checks that every mapping succeeds, is one-to-one and
-// has no more hop-bytes than identity or block; and that analytic placement from
-// the launcher's placement with the hosts shuffled keeps every group whole, one
-// to a host, never raising the cost.
+// take) with the host groups' steps: analytic placement (its iterations drawn),
+// tabu search and sometimes annealing. Checks that every mapping succeeds, is
+// one-to-one and has no more hop-bytes than identity or block; and that analytic
+// placement and tabu search from the launcher's placement with the hosts shuffled
+// keep every group whole, one to a host, never raising the cost.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -52,10 +52,12 @@ std::shared_ptr<const canopy::topo::Topology> torus(Bytes &in) {
   return std::make_shared<const canopy::topo::Topology>(canopy::topo::load_torus(text, "fuzz.torus"));
 }
 
-// Analytic placement from the launcher's placement with the hosts shuffled (which,
-// unlike the walk's, leaves it much to find): every host ends up with one whole
-// group of the start, and the cost never rises.
-void expect_groups_moved_whole(const canopy::map::Problem &problem, int iterations, unsigned shuffle) {
+// A step that moves whole host groups (analytic placement, tabu search) from the
+// launcher's placement with the hosts shuffled (which, unlike the walk's, leaves it
+// much to find): every host ends up with one whole group of the start, and the
+// cost never rises.
+template <class Step>
+void expect_groups_moved_whole(const canopy::map::Problem &problem, const char *name, unsigned shuffle, Step step) {
   namespace map = canopy::map;
   const map::Machine &m = problem.machine;
   map::CommGraph padded = problem.graph.padded(m.num_slots());
@@ -65,18 +67,18 @@ void expect_groups_moved_whole(const canopy::map::Problem &problem, int iteratio
   for (int v = 0; v < m.num_slots(); ++v) start[static_cast<size_t>(v)] = host_at[static_cast<size_t>(m.host_of_slot(v))];
   placed = start;
   double before = map::inter_node_hop_bytes(padded, m, start);
-  map::place_host_groups_analytically(padded, m, placed, iterations);
+  step(padded, m, placed);
   if (map::inter_node_hop_bytes(padded, m, placed) > before * (1 + 1e-9) + 1e-6)
-    canopy::fuzz::finding("analytic placement raised the cost");
+    canopy::fuzz::finding(std::string(name) + " raised the cost");
   std::vector<int> group_on(static_cast<size_t>(m.num_hosts()), -1);  // host -> the start host whose group it holds
   for (size_t v = 0; v < placed.size(); ++v) {
     int &group = group_on[static_cast<size_t>(placed[v])];
-    if (group >= 0 && group != start[v]) canopy::fuzz::finding("a host holds parts of two groups");
+    if (group >= 0 && group != start[v]) canopy::fuzz::finding(std::string(name) + ": a host holds parts of two groups");
     group = start[v];
   }
   std::vector<int> seen(static_cast<size_t>(m.num_hosts()), 0);
   for (int group : group_on)
-    if (group >= 0 && seen[static_cast<size_t>(group)]++) canopy::fuzz::finding("a group split over two hosts");
+    if (group >= 0 && seen[static_cast<size_t>(group)]++) canopy::fuzz::finding(std::string(name) + ": a group split over two hosts");
 }
 
 void map_one(Bytes &in) {
@@ -126,7 +128,13 @@ void map_one(Bytes &in) {
     if (map::evaluate(problem, result.slot_of_process).hop_bytes > baseline * (1 + 1e-9) + 1e-6)
       canopy::fuzz::finding(algorithm + " placed worse than identity or block");
   }
-  expect_groups_moved_whole(problem, runs[0].analytic_iterations, static_cast<unsigned>(runs[0].seed));
+  unsigned shuffle = static_cast<unsigned>(runs[0].seed);
+  expect_groups_moved_whole(problem, "analytic placement", shuffle, [&](const map::CommGraph &g, const map::Machine &m, std::vector<int> &h) {
+    map::place_host_groups_analytically(g, m, h, runs[0].analytic_iterations);
+  });
+  expect_groups_moved_whole(problem, "tabu search", shuffle, [&](const map::CommGraph &g, const map::Machine &m, std::vector<int> &h) {
+    map::tabu_search_host_groups(g, m, h, shuffle);
+  });
 }
 
 }  // namespace

@@ -501,6 +501,25 @@ std::vector<int> check_group_step(const Machine &m, const CommGraph &g, std::vec
   return went;
 }
 
+// The 4 x 4 x 2 torus with hosts of 1 and 2 slots in turn, where the steps that
+// need equal slots move nothing.
+Machine uneven_torus() {
+  auto torus = test::torus({4, 4, 2});
+  std::vector<int> slots;
+  for (int h = 0; h < 32; ++h) slots.push_back(1 + h % 2);
+  return Machine(torus, all_hosts(*torus, 1), slots);
+}
+
+// A step that moves whole host groups, where it does not apply to @p m: it
+// reports nothing removed and leaves a random graph's placement as it was.
+template <class Step>
+void expect_nothing_moved(const Machine &m, Step step) {
+  CommGraph g = test::random_graph(m.num_slots(), 3 * m.num_slots(), 5);
+  std::vector<int> host_of = slot_hosts(m), placed = host_of;
+  EXPECT_EQ(step(g, placed), 0);
+  EXPECT_EQ(placed, host_of);
+}
+
 // Annealing the host groups moves whole groups between hosts of as many slots;
 // the cost (symmetric hops here) never rises and, from groups placed at random,
 // falls; the same seed anneals the same way.
@@ -539,17 +558,9 @@ TEST(AnalyticPlacement, MovesWholeGroupsOnToriAndNeverRaisesTheCost) {
   }
   // No coordinates (a fat tree), or hosts of unequal slots: nothing moves.
   auto tree = test::fat_tree(6, 5, 3);
-  Machine fat(tree, all_hosts(*tree, 1), 2);
-  auto torus = test::torus({4, 4, 2});
-  std::vector<int> slots;
-  for (int h = 0; h < 32; ++h) slots.push_back(1 + h % 2);
-  Machine uneven(torus, all_hosts(*torus, 1), slots);
-  for (const Machine *m : {&fat, &uneven}) {
-    CommGraph g = test::random_graph(m->num_slots(), 3 * m->num_slots(), 5);
-    std::vector<int> host_of = slot_hosts(*m), placed = host_of;
-    EXPECT_EQ(place_host_groups_analytically(g, *m, placed, 10), 0);
-    EXPECT_EQ(placed, host_of);
-  }
+  Machine fat(tree, all_hosts(*tree, 1), 2), uneven = uneven_torus();
+  for (const Machine *m : {&fat, &uneven})
+    expect_nothing_moved(*m, [&](const CommGraph &g, std::vector<int> &h) { return place_host_groups_analytically(g, *m, h, 10); });
 }
 
 // Where the groups already sit best (a 7-point stencil laid on the torus as its
@@ -566,6 +577,49 @@ TEST(AnalyticPlacement, StopsWhereTheGroupsSitAtAFixedPoint) {
   EXPECT_EQ(place_host_groups_analytically(g, m, placed, 10, [&](const std::string &) { ++iterations; }), 0);
   EXPECT_EQ(placed, host_of);
   EXPECT_EQ(iterations, 1);
+}
+
+// Tabu search moves whole host groups too, on few hosts of equal slots; the cost
+// never rises and, from groups placed at random, falls; the same seed searches the
+// same way. More hosts than it takes on, or unequal slots: nothing moves.
+TEST(TabuSearch, MovesWholeGroupsAndNeverRaisesTheCost) {
+  for (unsigned seed = 1; seed <= 20; ++seed) {
+    auto topo = seed % 2 ? test::fat_tree(6, 5, 3) : test::torus({4, 4, 2});
+    Machine m(topo, all_hosts(*topo, seed), 2);
+    CommGraph random = test::random_graph(m.num_slots(), 3 * m.num_slots(), seed);
+    std::vector<int> placed = slot_hosts(m);
+    std::shuffle(placed.begin(), placed.end(), std::mt19937(seed));
+    std::vector<int> went = check_group_step(m, random, placed, seed, [&](const CommGraph &g, std::vector<int> &host_of) {
+      return tabu_search_host_groups(g, m, host_of, seed);
+    });
+    EXPECT_EQ(std::set<int>(went.begin(), went.end()).size(), went.size()) << "seed " << seed;
+  }
+  auto torus = test::torus({4, 4, 5});  // 80 hosts
+  Machine many(torus, all_hosts(*torus, 1), 1), uneven = uneven_torus();
+  for (const Machine *m : {&many, &uneven}) {
+    EXPECT_FALSE(tabu_search_applies(*m));
+    expect_nothing_moved(*m, [&](const CommGraph &g, std::vector<int> &h) { return tabu_search_host_groups(g, *m, h, 1); });
+  }
+}
+
+// A ring of 8 host groups scrambled over a 2 x 2 x 2 torus (a cube: every host has
+// 3 neighbours one link away): the search lays the ring on a cycle of neighbours,
+// every ring edge one link long, the optimum.
+TEST(TabuSearch, LaysARingOfGroupsOnNeighbouringHosts) {
+  auto topo = test::torus({2, 2, 2});
+  Machine m(topo, all_hosts(*topo, 3), 1);
+  CommGraphBuilder b(8);
+  for (int i = 0; i < 8; ++i) b.add(i, (i + 1) % 8, 1000);
+  CommGraph ring = b.build();
+  for (unsigned seed = 1; seed <= 5; ++seed) {
+    std::vector<int> host_of(8);
+    std::iota(host_of.begin(), host_of.end(), 0);
+    std::shuffle(host_of.begin(), host_of.end(), std::mt19937(seed));
+    double optimum = 8 * 1000 * m.hops(0, 1);
+    EXPECT_GT(inter_node_hop_bytes(ring, m, host_of), optimum) << "seed " << seed;
+    tabu_search_host_groups(ring, m, host_of, seed);
+    EXPECT_DOUBLE_EQ(inter_node_hop_bytes(ring, m, host_of), optimum) << "seed " << seed;
+  }
 }
 
 TEST(MappingProperties, SameSeedSameMapping) {

@@ -208,13 +208,14 @@ CommGraph graded_mesh(int n, int k, unsigned seed) {
 // MPI task mapping moves the host groups as canopy map does (map_anneal_moves,
 // map_analytic_iterations, the latter by default): each lowers what the walk and
 // the refinement's process swaps leave where it pays, and the summary says so.
-// Annealing: a random graph of 2 ranks per host on a 4x4x4 torus. Analytic
+// Annealing: a random graph of 2 ranks per host on a 4x4x5 torus (more hosts than
+// the tabu search takes on, which would leave annealing little to find). Analytic
 // placement: an unstructured mesh of one rank per host on an 8x8x8 torus.
 TEST(JobMapping, MovesTheHostGroupsOnRequest) {
-  auto [small, small_hosts] = torus_file("small", {4, 4, 4});
+  auto [small, small_hosts] = torus_file("small", {4, 4, 5});
   std::vector<std::string> two_per_host;
   for (const std::string &h : small_hosts) two_per_host.push_back(h), two_per_host.push_back(h);
-  CommGraph random = test::random_graph(128, 384, 7);
+  CommGraph random = test::random_graph(160, 480, 7);
   auto [large, large_hosts] = torus_file("large", {8, 8, 8});
   CommGraph mesh = graded_mesh(512, 6, 5);
   struct Case {
@@ -235,6 +236,13 @@ TEST(JobMapping, MovesTheHostGroupsOnRequest) {
     EXPECT_NE(moved.summary.find(c.says), std::string::npos) << moved.summary;
     EXPECT_EQ(plain.summary.find("host groups"), std::string::npos) << plain.summary;
   }
+  // On at most 64 hosts the tabu search places the groups, with the refinement: the
+  // random graph on a 4x4x4 torus, where annealing found more before it.
+  auto [cube, cube_hosts] = torus_file("cube", {4, 4, 4});
+  std::vector<std::string> two_per_cube_host;
+  for (const std::string &h : cube_hosts) two_per_cube_host.push_back(h), two_per_cube_host.push_back(h);
+  JobMapping searched = map_job({two_per_cube_host, test::random_graph(128, 384, 7), cube, "", "rt", {}, 0, 0});
+  EXPECT_NE(searched.summary.find("host groups placed by tabu search"), std::string::npos) << searched.summary;
   // Analytic placement is on by default, as the parameter's default says.
   EXPECT_EQ(param_int("map_analytic_iterations"), kDefaultAnalyticIterations);
   JobMapping by_default = map_job({large_hosts, mesh, large, "", "rt", {}});

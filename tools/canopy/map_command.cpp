@@ -181,7 +181,8 @@ CommandRunner add_map_command(CLI::App &app) {
   cmd->add_flag("--no-intra", o->no_intra, "Skip intra-node mapping");
   cmd->add_flag("--no-refine", o->no_refine,
                 "Skip the refinement pass (swaps that lower hop-bytes without loading the busiest host's link "
-                "more) and its never-worse-than-baselines guard");
+                "more), its never-worse-than-baselines guard, and on at most 64 hosts of equal slots the tabu "
+                "search of where the host groups go");
   cmd->add_option("--rankfile", o->rankfile, "Write an Open MPI rankfile (mpirun --rankfile FILE)");
   cmd->add_option("--slurm-hostfile", o->slurm_hostfile,
                   "Write a Slurm host list (SLURM_HOSTFILE=FILE srun --distribution=arbitrary)");
