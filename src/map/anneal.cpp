@@ -23,14 +23,13 @@ double anneal_host_groups(const CommGraph &graph, const Machine &m, std::vector<
   int64_t host_count = static_cast<int64_t>(hosts);
   int64_t moves = std::min(moves_per_host, std::numeric_limits<int64_t>::max() / std::max<int64_t>(host_count, 1)) * host_count;
   if (moves <= 0 || groups.num_edges() == 0) return 0;
-  auto hops = [&](int a, int b) { return 0.5 * (m.hops(a, b) + m.hops(b, a)); };  // routes may differ by direction
   std::vector<std::vector<int>> near(hosts);
   std::vector<std::pair<double, int>> candidates;  // (hops, host): nearest first, then by index
   for (size_t h = 0; h < hosts; ++h) {
     candidates.clear();
     for (size_t x = 0; x < hosts; ++x)
       if (x != h && m.slots(static_cast<int>(x)) == m.slots(static_cast<int>(h)))
-        candidates.emplace_back(hops(static_cast<int>(h), static_cast<int>(x)), static_cast<int>(x));
+        candidates.emplace_back(mean_hops(m, static_cast<int>(h), static_cast<int>(x)), static_cast<int>(x));
     auto keep = candidates.begin() + static_cast<long>(std::min<size_t>(kNearHosts, candidates.size()));
     std::partial_sort(candidates.begin(), keep, candidates.end());
     for (auto it = candidates.begin(); it != keep; ++it) near[h].push_back(it->second);
@@ -46,7 +45,7 @@ double anneal_host_groups(const CommGraph &graph, const Machine &m, std::vector<
     double delta = 0;
     for (int64_t e = groups.row_begin(g); e < groups.row_end(g); ++e) {
       size_t partner = static_cast<size_t>(groups.neighbor(e));
-      if (static_cast<int>(partner) != other) delta += groups.weight(e) * (hops(to, host[partner]) - hops(from, host[partner]));
+      if (static_cast<int>(partner) != other) delta += groups.weight(e) * (mean_hops(m, to, host[partner]) - mean_hops(m, from, host[partner]));
     }
     return delta;
   };

@@ -13,6 +13,11 @@
 
 namespace canopy::map {
 
+/** The links between hosts @p a and @p b averaged over both directions (routes
+    may differ by direction): the distance the steps that move whole host groups
+    cost a pair of groups by. */
+inline double mean_hops(const Machine &machine, int a, int b) { return 0.5 * (machine.hops(a, b) + machine.hops(b, a)); }
+
 /** Bytes times network links between the hosts of every edge's ends. */
 double inter_node_hop_bytes(const CommGraph &graph, const Machine &machine, const std::vector<int> &host_of);
 

@@ -23,8 +23,7 @@ double tabu_search_host_groups(const CommGraph &graph, const Machine &m, std::ve
   if (!tabu_search_applies(m)) return 0;
   size_t n = static_cast<size_t>(m.num_hosts());
   // Group g is what host g holds at the start; at[g] is its host now. Dense
-  // bytes between groups and hops between hosts (averaged over both directions,
-  // as routes may differ by direction): n is small.
+  // bytes between groups and mean_hops between hosts: n is small.
   CommGraph groups = graph.quotient(host_of, static_cast<int>(n));
   if (groups.num_edges() == 0) return 0;
   // between[i * n + j]: the hops between the hosts of groups i and j now, kept current through the swaps.
@@ -34,7 +33,7 @@ double tabu_search_host_groups(const CommGraph &graph, const Machine &m, std::ve
       bytes[static_cast<size_t>(g) * n + static_cast<size_t>(groups.neighbor(e))] = groups.weight(e);
   for (size_t a = 0; a < n; ++a)
     for (size_t b = 0; b < n; ++b)
-      between[a * n + b] = 0.5 * (m.hops(static_cast<int>(a), static_cast<int>(b)) + m.hops(static_cast<int>(b), static_cast<int>(a)));
+      between[a * n + b] = mean_hops(m, static_cast<int>(a), static_cast<int>(b));
   std::vector<size_t> at(n);
   std::iota(at.begin(), at.end(), size_t{0});
   const double *f = bytes.data(), *d = between.data();
@@ -79,9 +78,9 @@ double tabu_search_host_groups(const CommGraph &graph, const Machine &m, std::ve
     std::swap(at[u], at[v]);
     for (size_t k = 0; k < n; ++k) std::swap(between[u * n + k], between[v * n + k]);
     for (size_t k = 0; k < n; ++k) std::swap(between[k * n + u], between[k * n + v]);
-    for (size_t r = 0; r < n; ++r)
-      for (size_t s = r + 1; s < n; ++s)
-        if (r == u || r == v || s == u || s == v) delta[r * n + s] = full_delta(r, s);
+    for (size_t x : {u, v})  // the swaps with u or v: anew
+      for (size_t k = 0; k < n; ++k)
+        if (k != x) delta[std::min(x, k) * n + std::max(x, k)] = full_delta(std::min(x, k), std::max(x, k));
     cost += chosen;
     if (cost < lowest - 1e-9 * std::abs(lowest)) lowest = cost, best = at;
   }
