@@ -7,6 +7,7 @@
 
 #include "common/error.h"
 #include "map/coarsening.h"
+#include "map/metrics.h"
 #include "map/partition.h"
 #include "map/placement_steps.h"
 #include "map/scotch_mapping.h"
@@ -358,17 +359,25 @@ std::vector<int> canopy_placement(const Problem &p, const MapOptions &o, MapResu
     host_of = refine_with_guard(padded, m, std::move(host_of), result);
   }
   // Steps that move whole host groups, each refined after and kept only if lower on the
-  // one-way hop counts the metrics use (they average both ways); one that moved
+  // one-way hop counts the metrics use (they average both ways) by more than it loads
+  // the busiest link, each relative to before (as auto weighs groupings): a group keeps
+  // its host's link, but the links above the hosts may get busier. One that moved
   // nothing costs no refinement.
+  double busiest_link = -1;  // host_of's busiest link, computed when a step first needs it
   auto group_step = [&](const char *phase, auto &&step) {
     auto start = Clock::now();
     std::vector<int> moved = host_of;
     step(moved);
     if (moved != host_of) {
       if (o.refine) refine_hosts(padded, m, moved);
-      if (inter_node_hop_bytes(padded, m, moved) < inter_node_hop_bytes(padded, m, host_of)) {
-        host_of = std::move(moved);
-        result.moved_groups.push_back(phase);
+      double before = inter_node_hop_bytes(padded, m, host_of), after = inter_node_hop_bytes(padded, m, moved);
+      if (after < before) {  // then hosts exchange bytes, and the busiest link carries some
+        if (busiest_link < 0) busiest_link = busiest_link_bytes(padded, m, host_of);
+        double moved_link = busiest_link_bytes(padded, m, moved);
+        if (after / before + moved_link / busiest_link < 2) {
+          host_of = std::move(moved), busiest_link = moved_link;
+          result.moved_groups.push_back(phase);
+        }
       }
     }
     result.seconds[phase] = seconds_since(start);
@@ -425,9 +434,9 @@ std::string group_steps_text(const MapResult &r) {
     bool moved = std::find(r.moved_groups.begin(), r.moved_groups.end(), phase) != r.moved_groups.end();
     text += (text.empty() ? "" : ", ") + std::string(moved ? kept : nothing);
   };
-  step("analytic", "host groups placed analytically", "analytic placement of the host groups found nothing");
-  step("tabu", "host groups placed by tabu search", "tabu search of the host groups found nothing");
-  step("anneal", "host groups annealed", "annealing of the host groups found nothing");
+  step("analytic", "host groups placed analytically", "analytic placement of the host groups found nothing to keep");
+  step("tabu", "host groups placed by tabu search", "tabu search of the host groups found nothing to keep");
+  step("anneal", "host groups annealed", "annealing of the host groups found nothing to keep");
   return text;
 }
 

@@ -127,7 +127,8 @@ struct MapResult {
       MapOptions::refine on at most kTabuSearchMostHosts hosts of equal slots, tabu
       search; anneal_moves) and whose placement was kept, in order: "analytic",
       "tabu", "anneal". A step that ran (it has its phase in seconds) but is missing
-      here found nothing better. */
+      here found nothing to keep: no fewer hop-bytes, or fewer at the cost of a busiest
+      link that rose more (each relative to before). */
   std::vector<std::string> moved_groups;
   /** Wall time per phase ("partition", "tree", "map", "refine", "analytic", "tabu", "anneal", "intra", "total"),
       and "total_cpu": the process's CPU time for the whole mapping. */
@@ -142,7 +143,7 @@ const std::vector<std::string> &algorithm_names();
 bool seeded_algorithm(const std::string &algorithm);
 
 /** What the steps that move host groups did, for logs: "host groups placed
-    analytically", "annealing of the host groups found nothing", ... joined by
+    analytically", "annealing of the host groups found nothing to keep", ... joined by
     ", "; "" when none ran. */
 std::string group_steps_text(const MapResult &result);
 

@@ -17,6 +17,21 @@ void summarize_link_loads(const LinkLoads &loads, Metrics &m) {
   m.average_link_bytes = m.links_used ? sum / m.links_used : 0;
 }
 
+// Bytes from each host to each other host it sends to.
+using HostPairBytes = std::vector<std::unordered_map<int, double>>;
+
+// What every directed link carries when each host pair's bytes follow the fabric's route.
+LinkLoads route_host_pairs(const Machine &m, const HostPairBytes &pair_bytes) {
+  LinkLoads loads(m.topology());
+  for (int h = 0; h < m.num_hosts(); ++h) {
+    if (pair_bytes[static_cast<size_t>(h)].empty()) continue;
+    topo::RouteFinder finder(m.topology(), m.host_nodes()[static_cast<size_t>(h)]);
+    for (const auto &[to, bytes] : pair_bytes[static_cast<size_t>(h)])
+      loads.add(finder.to(m.host_nodes()[static_cast<size_t>(to)]), bytes);
+  }
+  return loads;
+}
+
 }  // namespace
 
 LinkLoads::LinkLoads(const topo::Topology &topo) : offset_(topo.nodes().size() + 1, 0) {
@@ -51,7 +66,7 @@ Metrics evaluate(const Problem &p, const std::vector<int> &slot_of) {
   out.total_bytes = g.total_bytes();
   if (m.node()) out.cross_socket_bytes = 0;
   // Volume per ordered host pair (half of each edge each way), for the routes.
-  std::vector<std::unordered_map<int, double>> pair_bytes(static_cast<size_t>(m.num_hosts()));
+  HostPairBytes pair_bytes(static_cast<size_t>(m.num_hosts()));
   for (int v = 0; v < g.num_vertices(); ++v)
     for (int64_t i = g.row_begin(v); i < g.row_end(v); ++i) {
       int u = g.neighbor(i);
@@ -73,15 +88,20 @@ Metrics evaluate(const Problem &p, const std::vector<int> &slot_of) {
       pair_bytes[static_cast<size_t>(hu)][hv] += w / 2;
     }
   out.average_dilation = out.total_bytes > 0 ? out.hop_bytes / out.total_bytes : 0;
-  out.link_loads = LinkLoads(m.topology());
-  for (int h = 0; h < m.num_hosts(); ++h) {
-    if (pair_bytes[static_cast<size_t>(h)].empty()) continue;
-    topo::RouteFinder finder(m.topology(), m.host_nodes()[static_cast<size_t>(h)]);
-    for (const auto &[to, bytes] : pair_bytes[static_cast<size_t>(h)])
-      out.link_loads.add(finder.to(m.host_nodes()[static_cast<size_t>(to)]), bytes);
-  }
+  out.link_loads = route_host_pairs(m, pair_bytes);
   summarize_link_loads(out.link_loads, out);
   return out;
+}
+
+double busiest_link_bytes(const CommGraph &g, const Machine &m, const std::vector<int> &host_of) {
+  HostPairBytes pair_bytes(static_cast<size_t>(m.num_hosts()));
+  for (int v = 0; v < g.num_vertices(); ++v)
+    for (int64_t i = g.row_begin(v); i < g.row_end(v); ++i) {
+      int hv = host_of[static_cast<size_t>(v)], hu = host_of[static_cast<size_t>(g.neighbor(i))];
+      if (hv != hu) pair_bytes[static_cast<size_t>(hv)][hu] += g.weight(i) / 2;  // each edge is seen from both ends
+    }
+  LinkLoads loads = route_host_pairs(m, pair_bytes);
+  return loads.all().empty() ? 0 : *std::max_element(loads.all().begin(), loads.all().end());
 }
 
 nlohmann::json metrics_json(const Metrics &m) {

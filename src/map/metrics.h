@@ -56,6 +56,11 @@ struct Metrics {
     is split evenly between its two directions for the link loads. */
 Metrics evaluate(const Problem &problem, const std::vector<int> &slot_of_process);
 
+/** The busiest directed link's bytes when vertex v of @p graph is on host
+    @p host_of[v] (allocation index), each edge's bytes split evenly between its
+    two directions as in evaluate. */
+double busiest_link_bytes(const CommGraph &graph, const Machine &machine, const std::vector<int> &host_of);
+
 nlohmann::json metrics_json(const Metrics &metrics);
 
 /** Error(INVALID_ARG) unless @p slot_of_process gives every process a distinct existing slot. */

@@ -74,11 +74,12 @@ Route dimension_order_route(const Topology &topo, int a, int b) {
       for (int p = 1; p <= topo.node(node).num_ports() && !egress; ++p) {
         const Port &port = topo.node(node).ports[p];
         if (!port.connected() || !topo.node(port.peer_node).is_switch()) continue;
-        std::vector<int> c = topo.node(port.peer_node).coords;
-        if (c.size() == shape.dims.size() && c[d] == next) {
-          c[d] = here;
-          if (c == topo.node(node).coords) egress = p;
-        }
+        // The neighbour one step along d: its coordinates are this router's but for d, which is next.
+        const std::vector<int> &c = topo.node(port.peer_node).coords, &own = topo.node(node).coords;
+        if (c.size() != shape.dims.size() || c.size() != own.size() || c[d] != next) continue;
+        bool along_d = true;
+        for (size_t k = 0; k < c.size() && along_d; ++k) along_d = k == d || c[k] == own[k];
+        if (along_d) egress = p;
       }
       if (!egress) throw Error(CANOPY_ERR_ROUTE, "no link from " + describe(topo, node) + " along dimension " +
                                                      std::to_string(d));

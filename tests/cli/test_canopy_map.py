@@ -104,9 +104,11 @@ def test_all_algorithms_and_outputs():
 def test_group_steps():
     # bench_gen_mesh's graded mesh of 131,072 rows split into 8,192 processes, on the 512 hosts of an 8x8x8 torus
     # (16 slots each, shuffled): an unstructured mesh on a torus, where annealing or analytic placement of the host
-    # groups finds what the tree walk and the process swaps miss (docs/mapping-history.md).
+    # groups finds what the tree walk and the process swaps miss (docs/mapping-history.md). The mesh of seed 1, the
+    # benchmark's: on that of seed 2 the analytic placement loads the busiest link 17% more for 5.8% fewer hop-bytes,
+    # and is refused (docs/mapping.md, steps that move whole host groups).
     mesh = os.path.join(TMP, "mesh.mtx")
-    subprocess.run([os.path.join(BIN, "bench_gen_mesh"), "--points", "131072", "--neighbors", "10", "--seed", "2", "-o", mesh],
+    subprocess.run([os.path.join(BIN, "bench_gen_mesh"), "--points", "131072", "--neighbors", "10", "--seed", "1", "-o", mesh],
                    check=True, capture_output=True)
     torus = write("t512.torus", "dims 8 8 8\n" + "".join(f"host u{i} {i % 8} {i // 8 % 8} {i // 64}\n" for i in range(512)))
     order = list(range(512))

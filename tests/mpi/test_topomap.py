@@ -142,9 +142,9 @@ def main():
         # Two hosts, on a tree for annealing and on a ring torus for analytic placement (on by default, where
         # coordinates exist): the steps run and find nothing to move (map_job's unit tests see them move groups).
         ring, on_ring = "torus:" + RING, checkerboard(grid(np_), ["r0", "r4"])
-        analytic_found_nothing = "analytic placement of the host groups found nothing"
+        analytic_found_nothing = "analytic placement of the host groups found nothing to keep"
         for variable, fabric, hosts, says, bad in (
-                ("CANOPY_MAP_ANNEAL_MOVES", tree, None, "annealing of the host groups found nothing", ["-1"]),
+                ("CANOPY_MAP_ANNEAL_MOVES", tree, None, "annealing of the host groups found nothing to keep", ["-1"]),
                 ("CANOPY_MAP_ANALYTIC_ITERATIONS", ring, on_ring, analytic_found_nothing, ["-1", "1001"])):
             halo(np_, [], fabric, True, hosts=hosts, decision_says=says, extra_env={variable: "5"})
             for value in bad:

@@ -167,13 +167,14 @@ CommandRunner add_map_command(CLI::App &app) {
                   "greedy/rt/rb on a fabric with coordinates (torus:) and hosts of equal slots: after the refinement, "
                   "at most N iterations of analytic placement of the host groups (quadratic placement on the "
                   "coordinates alternating with a legal placement near it, as in VLSI placement), then refine again; "
-                  "kept only if it lowers hop-bytes; before --anneal-moves. Pays on unstructured meshes on large tori "
-                  "(5-13% fewer hop-bytes at 8,192-65,536 processes); where it finds nothing it stops within three cheap "
-                  "iterations (about a millisecond per 512 hosts). 0: none")
+                  "kept only if it lowers hop-bytes by more than it loads the busiest link (each relative to before); "
+                  "before --anneal-moves. Pays on unstructured meshes on large tori (5-13% fewer hop-bytes at "
+                  "8,192-65,536 processes); where it finds nothing it stops within three cheap iterations (about a "
+                  "millisecond per 512 hosts). 0: none")
       ->check(CLI::Range(0, map::kMostAnalyticIterations))->capture_default_str();
   cmd->add_option("--anneal-moves", o->anneal_moves,
                   "greedy/rt/rb: after the refinement, anneal where the host groups go (each host's processes moved "
-                  "together) with N moves per host, then refine again; kept only if it lowers hop-bytes. Slow: 20000 "
+                  "together) with N moves per host, then refine again; kept as --analytic-placement is. Slow: 20000 "
                   "takes seconds at 8,192 processes, a minute or more at 65,536; pays on irregular graphs on tori "
                   "(7-15% fewer hop-bytes on unstructured meshes without --analytic-placement, which finds most of "
                   "that), little on fat trees. Default 0: none")
