@@ -45,7 +45,8 @@ double anneal_host_groups(const CommGraph &graph, const Machine &m, std::vector<
     double delta = 0;
     for (int64_t e = groups.row_begin(g); e < groups.row_end(g); ++e) {
       size_t partner = static_cast<size_t>(groups.neighbor(e));
-      if (static_cast<int>(partner) != other) delta += groups.weight(e) * (mean_hops(m, to, host[partner]) - mean_hops(m, from, host[partner]));
+      if (static_cast<int>(partner) != other)
+        delta += groups.weight(e) * (mean_hops(m, to, host[partner]) - mean_hops(m, from, host[partner]));
     }
     return delta;
   };

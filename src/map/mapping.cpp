@@ -429,14 +429,14 @@ bool seeded_algorithm(const std::string &algorithm) {
 
 std::string group_steps_text(const MapResult &r) {
   std::string text;
-  auto step = [&](const std::string &phase, const char *kept, const char *nothing) {
+  auto step = [&](const std::string &phase, const char *kept, const std::string &name) {
     if (!r.seconds.count(phase)) return;
     bool moved = std::find(r.moved_groups.begin(), r.moved_groups.end(), phase) != r.moved_groups.end();
-    text += (text.empty() ? "" : ", ") + std::string(moved ? kept : nothing);
+    text += (text.empty() ? "" : ", ") + (moved ? kept : name + " of the host groups found nothing to keep");
   };
-  step("analytic", "host groups placed analytically", "analytic placement of the host groups found nothing to keep");
-  step("tabu", "host groups placed by tabu search", "tabu search of the host groups found nothing to keep");
-  step("anneal", "host groups annealed", "annealing of the host groups found nothing to keep");
+  step("analytic", "host groups placed analytically", "analytic placement");
+  step("tabu", "host groups placed by tabu search", "tabu search");
+  step("anneal", "host groups annealed", "annealing");
   return text;
 }
 

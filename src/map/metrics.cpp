@@ -17,11 +17,15 @@ void summarize_link_loads(const LinkLoads &loads, Metrics &m) {
   m.average_link_bytes = m.links_used ? sum / m.links_used : 0;
 }
 
-// Bytes from each host to each other host it sends to.
-using HostPairBytes = std::vector<std::unordered_map<int, double>>;
-
-// What every directed link carries when each host pair's bytes follow the fabric's route.
-LinkLoads route_host_pairs(const Machine &m, const HostPairBytes &pair_bytes) {
+// What every directed link carries when vertex v of @p g is on host host_of[v]:
+// each edge's bytes, half each way, along the fabric's route between the hosts.
+LinkLoads host_link_loads(const CommGraph &g, const Machine &m, const std::vector<int> &host_of) {
+  std::vector<std::unordered_map<int, double>> pair_bytes(static_cast<size_t>(m.num_hosts()));  // [from][to]
+  for (int v = 0; v < g.num_vertices(); ++v)
+    for (int64_t i = g.row_begin(v); i < g.row_end(v); ++i) {
+      int hv = host_of[static_cast<size_t>(v)], hu = host_of[static_cast<size_t>(g.neighbor(i))];
+      if (hv != hu) pair_bytes[static_cast<size_t>(hv)][hu] += g.weight(i) / 2;  // each edge is seen from both ends
+    }
   LinkLoads loads(m.topology());
   for (int h = 0; h < m.num_hosts(); ++h) {
     if (pair_bytes[static_cast<size_t>(h)].empty()) continue;
@@ -65,14 +69,14 @@ Metrics evaluate(const Problem &p, const std::vector<int> &slot_of) {
   out.routes = topo::route_method_name(topo::route_method(m.topology()));
   out.total_bytes = g.total_bytes();
   if (m.node()) out.cross_socket_bytes = 0;
-  // Volume per ordered host pair (half of each edge each way), for the routes.
-  HostPairBytes pair_bytes(static_cast<size_t>(m.num_hosts()));
+  std::vector<int> host_of;
+  for (int slot : slot_of) host_of.push_back(m.host_of_slot(slot));
   for (int v = 0; v < g.num_vertices(); ++v)
     for (int64_t i = g.row_begin(v); i < g.row_end(v); ++i) {
       int u = g.neighbor(i);
       if (u < v) continue;
       int sv = slot_of[static_cast<size_t>(v)], su = slot_of[static_cast<size_t>(u)];
-      int hv = m.host_of_slot(sv), hu = m.host_of_slot(su);
+      int hv = host_of[static_cast<size_t>(v)], hu = host_of[static_cast<size_t>(u)];
       double w = g.weight(i);
       if (hv == hu) {
         out.intra_node_bytes += w;
@@ -84,23 +88,15 @@ Metrics evaluate(const Problem &p, const std::vector<int> &slot_of) {
       out.inter_node_bytes += w;
       out.hop_bytes += w * m.hops(hv, hu);
       out.max_dilation = std::max(out.max_dilation, m.hops(hv, hu));
-      pair_bytes[static_cast<size_t>(hv)][hu] += w / 2;
-      pair_bytes[static_cast<size_t>(hu)][hv] += w / 2;
     }
   out.average_dilation = out.total_bytes > 0 ? out.hop_bytes / out.total_bytes : 0;
-  out.link_loads = route_host_pairs(m, pair_bytes);
+  out.link_loads = host_link_loads(g, m, host_of);
   summarize_link_loads(out.link_loads, out);
   return out;
 }
 
 double busiest_link_bytes(const CommGraph &g, const Machine &m, const std::vector<int> &host_of) {
-  HostPairBytes pair_bytes(static_cast<size_t>(m.num_hosts()));
-  for (int v = 0; v < g.num_vertices(); ++v)
-    for (int64_t i = g.row_begin(v); i < g.row_end(v); ++i) {
-      int hv = host_of[static_cast<size_t>(v)], hu = host_of[static_cast<size_t>(g.neighbor(i))];
-      if (hv != hu) pair_bytes[static_cast<size_t>(hv)][hu] += g.weight(i) / 2;  // each edge is seen from both ends
-    }
-  LinkLoads loads = route_host_pairs(m, pair_bytes);
+  LinkLoads loads = host_link_loads(g, m, host_of);
   return loads.all().empty() ? 0 : *std::max_element(loads.all().begin(), loads.all().end());
 }
 
