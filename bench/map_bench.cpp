@@ -5,8 +5,15 @@
 // turns the lines into tables. A benchmark, not a test.
 //
 //   bench_map --graph mesh.mtx --parts 1024 --fabric dump --hosts job.hosts --ppn 16
-//             --algorithms identity,block,greedy,rt,rb,scotch --seeds 1,2,3 --instance mesh-1024 --out results.jsonl
+//             --algorithms identity,block,greedy,greedy-refined,rt,rb,scotch --seeds 1,2,3 --instance mesh-1024 --out results.jsonl
 //
+// Each name of --algorithms runs canopy map's algorithm of that name with its
+// defaults, except greedy: the baselines (identity, block, greedy, scotch) run
+// without any of Canopy's steps, so greedy is the baseline the task-mapping
+// issue names, its placement alone (canopy map --algorithm greedy --no-refine
+// --no-intra --analytic-placement 0), and greedy-refined is canopy map's greedy
+// with every step (the refinement and its guard, the steps that move host
+// groups, intra-node mapping): a Canopy mapping.
 // The algorithms whose result depends on the seed (rt, rb, scotch: METIS's and
 // Scotch's random choices) run once per seed of --seeds; the others once.
 //
@@ -18,7 +25,7 @@
 // as skipped, with a note on stderr.
 //
 // --analytic-placement N sets the analytic placement of the host groups for the
-// greedy, rt and rb runs (MapOptions::analytic_iterations; default: the
+// greedy-refined, rt and rb runs (MapOptions::analytic_iterations; default: the
 // library's). With --anneal-moves N, each rt run is followed by a line "moved":
 // rt with the same seed and its host groups annealed (MapOptions::anneal_moves).
 //
@@ -60,10 +67,10 @@ using nlohmann::json;
 namespace map = canopy::map;
 
 struct Options {
-  std::string graph, fabric, hosts, node, algorithms = "identity,block,greedy,rt,rb,scotch";
+  std::string graph, fabric, hosts, node, algorithms = "identity,block,greedy,greedy-refined,rt,rb,scotch";
   std::string instance, machine, out, seeds;
   int ppn = 0, parts = 0, seed = 1;
-  int analytic_iterations = map::kDefaultAnalyticIterations;  // greedy, rt, rb; 0: none
+  int analytic_iterations = map::kDefaultAnalyticIterations;  // greedy-refined, rt, rb; 0: none
   int64_t anneal_moves = 0;  // per host, for the "moved" runs; 0: none
 };
 
@@ -80,6 +87,18 @@ std::vector<int> mapping_seeds(const Options &o) {
     seeds.push_back(static_cast<int>(value));
   }
   return seeds;
+}
+
+// The mapping options of a name of --algorithms (see the top); nullopt when this
+// build has no such algorithm.
+std::optional<map::MapOptions> algorithm_options(const std::string &name, const Options &o) {
+  map::MapOptions options;
+  options.algorithm = name == "greedy-refined" ? "greedy" : name;
+  const auto &known = map::algorithm_names();
+  if (std::find(known.begin(), known.end(), options.algorithm) == known.end()) return std::nullopt;
+  options.analytic_iterations = o.analytic_iterations;
+  if (name == "greedy") options.refine = false, options.intra_node = false, options.analytic_iterations = 0;
+  return options;
 }
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
@@ -266,9 +285,8 @@ int run(const Options &o) {
                    {"edges", problem.graph.num_edges()},
                    {"hosts", problem.machine.num_hosts()},
                    {"hop_table_bytes", hop_table_bytes}};
-  const auto &known = map::algorithm_names();
-  std::string known_list;
-  for (const std::string &k : known) known_list += (known_list.empty() ? "" : ", ") + k;
+  std::string known_list = "greedy-refined";
+  for (const std::string &k : map::algorithm_names()) known_list += ", " + k;
   // One result line, named @p label in the results.
   auto record = [&](const std::string &label, const std::string &name, int seed, json j) {
     print_progress(map::seeded_algorithm(name) && seeds.size() > 1 ? label + " " + std::to_string(seed) : label, j);
@@ -281,19 +299,18 @@ int run(const Options &o) {
   };
   for (std::string_view field : canopy::split(o.algorithms, ',')) {
     std::string name(field);
-    if (std::find(known.begin(), known.end(), name) == known.end()) {
+    std::optional<map::MapOptions> options = algorithm_options(name, o);
+    if (!options) {
       record(name, name, seeds[0], {{"skipped", name + " is not an algorithm of this build (it has " + known_list + ")"}});
       continue;
     }
     for (int seed : map::seeded_algorithm(name) ? seeds : std::vector<int>{seeds[0]}) {
-      map::MapOptions options;
-      options.algorithm = name;
-      options.seed = seed;
-      options.analytic_iterations = o.analytic_iterations;
-      record(name, name, seed, run_in_child(problem, options, relaxation.cuts()));
+      options->seed = seed;
+      record(name, name, seed, run_in_child(problem, *options, relaxation.cuts()));
       if (name == "rt" && o.anneal_moves > 0) {
-        options.anneal_moves = o.anneal_moves;
-        json moved = run_in_child(problem, options, relaxation.cuts());
+        map::MapOptions annealed = *options;
+        annealed.anneal_moves = o.anneal_moves;
+        json moved = run_in_child(problem, annealed, relaxation.cuts());
         moved["moved_from"] = name;
         moved["moves_per_host"] = o.anneal_moves;
         record("moved", name, seed, std::move(moved));
@@ -322,7 +339,7 @@ int main(int argc, char **argv) {
       ->capture_default_str();
   app.add_option("--seeds", o.seeds, "Comma-separated mapping seeds: rt, rb and scotch run once per seed");
   app.add_option("--analytic-placement", o.analytic_iterations,
-                 "Iterations of the host groups' analytic placement in the greedy, rt and rb runs (as canopy map's option; 0: none)")
+                 "Iterations of the host groups' analytic placement in the greedy-refined, rt and rb runs (as canopy map's option; 0: none)")
       ->check(CLI::Range(0, map::kMostAnalyticIterations))->capture_default_str();
   app.add_option("--anneal-moves", o.anneal_moves,
                  "After each rt run, rt again with its host groups annealed, this many moves per host (0: none)")

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Task-mapping benchmark: every mapping algorithm (identity, block, greedy, rt,
-# rb where coordinates exist, scotch when this build has it) on 3D 7- and
-# 27-point stencils, partitioned unstructured meshes, an AMR-like pattern and
-# random sparse graphs, at 256 to 65,536 processes, on fat trees with
-# scattered allocations and on 3D tori, plus each instance's per-cut relaxation
-# (bench/cut_relaxation.h: the hop-bytes no mapping beats unless it cuts some
-# level of the machine better than METIS and every mapping of the run did).
+# Task-mapping benchmark: every mapping algorithm (identity, block, greedy,
+# greedy-refined, rt, rb where coordinates exist, scotch when this build has
+# it) on 3D 7- and 27-point stencils, partitioned unstructured meshes, an
+# AMR-like pattern and random sparse graphs, at 256 to 65,536 processes, on
+# fat trees with scattered allocations and on 3D tori, plus each instance's
+# per-cut relaxation (bench/cut_relaxation.h: the hop-bytes no mapping beats
+# unless it cuts some level of the machine better than METIS and every mapping
+# of the run did).
 # Writes results.jsonl (raw), results.csv and results.md (the tables for
 # docs/benchmarks.md) in the output directory.
 # A benchmark, not a test. See docs/benchmarks.md ("Task mapping").
@@ -18,14 +19,17 @@ Usage: bench/mapping.sh [OPTIONS]
   --quick            --sizes 256,1024
   --instances LIST   stencil7,stencil27,mesh,amr,random (default: all)
   --machines LIST    fattree,torus,fattree-uneven (default: all three)
-  --algorithms LIST  default identity,block,greedy,rt,rb,scotch (rb on tori only;
-                     scotch only when `canopy map` lists it)
+  --algorithms LIST  default identity,block,greedy,greedy-refined,rt,rb,scotch (rb on
+                     tori only; scotch only when `canopy map` lists it). The baselines
+                     (identity, block, greedy, scotch) run without Canopy's steps: greedy
+                     is its placement alone; greedy-refined is canopy map's greedy, every
+                     step included
   --seeds LIST       mapping seeds (default 1): rt, rb and scotch run once per seed,
                      and the tables show medians over the seeds and their spread
   --analytic-placement N
-                     greedy, rt and rb with canopy map's --analytic-placement N (their host
-                     groups placed analytically on tori, at most N iterations); default:
-                     canopy map's default; 0: none
+                     greedy-refined, rt and rb with canopy map's --analytic-placement N
+                     (their host groups placed analytically on tori, at most N
+                     iterations); default: canopy map's default; 0: none
   --anneal-moves N   after each rt run, rt again with canopy map's --anneal-moves N (its
                      host groups annealed, N moves per host; slow); default 0: none
   --out DIR          results and generated inputs (default /tmp/canopy-bench-mapping);
@@ -43,7 +47,7 @@ EOF
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(dirname "$HERE")"
 SIZES=256,1024,8192,65536 INSTANCES=stencil7,stencil27,mesh,amr,random MACHINES=fattree,torus,fattree-uneven
-ALGORITHMS=identity,block,greedy,rt,rb,scotch SEEDS=1 OUT=/tmp/canopy-bench-mapping BUILD="$ROOT/build" ANALYTIC= ANNEAL_MOVES=0
+ALGORITHMS=identity,block,greedy,greedy-refined,rt,rb,scotch SEEDS=1 OUT=/tmp/canopy-bench-mapping BUILD="$ROOT/build" ANALYTIC= ANNEAL_MOVES=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) SIZES=256,1024; shift; continue ;;

@@ -5,7 +5,8 @@ algorithm of this build, two mapping seeds, the raw results and the tables.
 Checks the generators (27-point stencil edge count, symmetric mesh matrix) and
 what the results must satisfy: every run succeeded, the seeded
 algorithms ran once per seed and the others once, rt and rb are never worse in
-hop-bytes than identity or block (the refinement's guard), every mapping's bytes
+hop-bytes than identity or block (the refinement's guard), the greedy baseline
+is its placement alone and greedy-refined never above it, every mapping's bytes
 across the machine's host cuts, weighted, add up to its hop-bytes on the real
 routes (forwarding tables, dimension order), the per-cut relaxation is below
 every mapping, a machine whose hop counts are not made of cuts gets no
@@ -81,7 +82,7 @@ def test_benchmark():
     uneven = [line.split()[1] for line in open(os.path.join(out, "inputs", "fattree-32.16.fattree-uneven.hosts"))]
     check("fattree-uneven: hosts with 8 and 24 slots in turn", uneven == ["slots=8", "slots=24"] * 8, uneven)
     for (machine, instance), names in algorithms.items():
-        want = {"identity", "block", "greedy", "rt"} | ({"rb"} if machine == "torus" else set())
+        want = {"identity", "block", "greedy", "greedy-refined", "rt"} | ({"rb"} if machine == "torus" else set())
         check(f"{machine}/{instance}: every algorithm", want <= names, names)
     seeds = {}
     for x in results:
@@ -95,6 +96,15 @@ def test_benchmark():
             floor = min(by[(machine, instance, b, None)]["metrics"]["hop_bytes"] for b in ("identity", "block"))
             check(f"{machine}/{instance}/{name}/seed {seed} not above identity or block",
                   x["metrics"]["hop_bytes"] <= floor * (1 + 1e-9), (x["metrics"]["hop_bytes"], floor))
+    for (machine, instance, name, seed), x in by.items():
+        if name == "greedy":  # the baseline: its placement alone
+            check(f"{machine}/{instance}/greedy: no Canopy step",
+                  x["refined_from"] == "" and x["moved_groups"] == [] and set(x["seconds"]) <= {"map", "intra", "total", "total_cpu"},
+                  (x["refined_from"], x["moved_groups"], sorted(x["seconds"])))
+            refined = by[(machine, instance, "greedy-refined", None)]
+            check(f"{machine}/{instance}/greedy-refined not above greedy",
+                  refined["metrics"]["hop_bytes"] <= x["metrics"]["hop_bytes"] * (1 + 1e-9),
+                  (refined["metrics"]["hop_bytes"], x["metrics"]["hop_bytes"]))
     rows = list(csv.DictReader(open(os.path.join(out, "results.csv"))))
     check("CSV has a row per run", len(rows) == len(results), (len(rows), len(results)))
     table = open(os.path.join(out, "results.md")).read()
