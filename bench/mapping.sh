@@ -7,8 +7,9 @@
 # per-cut relaxation (bench/cut_relaxation.h: the hop-bytes no mapping beats
 # unless it cuts some level of the machine better than METIS and every mapping
 # of the run did).
-# Writes results.jsonl (raw), results.csv and results.md (the tables for
-# docs/benchmarks.md) in the output directory.
+# Writes results.jsonl (raw), results.csv, results.md (the tables for
+# docs/benchmarks.md) and, with gnuplot, the charts hop-bytes.svg and time.svg
+# in the output directory.
 # A benchmark, not a test. See docs/benchmarks.md ("Task mapping").
 set -euo pipefail
 
@@ -174,5 +175,12 @@ for p in ${SIZES//,/ }; do
     done
   done
 done
-python3 "$HERE/mapping_report.py" "$RESULTS" --csv "$OUT/results.csv" --markdown "$OUT/results.md"
+if command -v gnuplot > /dev/null; then
+  charts=(--plot-hop-bytes "$OUT/hop-bytes.svg" --plot-time "$OUT/time.svg")
+  echo "charts: $OUT/hop-bytes.svg, $OUT/time.svg" >&2
+else
+  charts=()
+  echo "note: no gnuplot, so no charts" >&2
+fi
+python3 "$HERE/mapping_report.py" "$RESULTS" --csv "$OUT/results.csv" --markdown "$OUT/results.md" "${charts[@]}"
 echo "tables: $OUT/results.md; raw: $RESULTS, $OUT/results.csv" >&2

@@ -9,10 +9,11 @@ hop-bytes than identity or block (the refinement's guard), the greedy baseline
 is its placement alone and greedy-refined never above it, every mapping's bytes
 across the machine's host cuts, weighted, add up to its hop-bytes on the real
 routes (forwarding tables, dimension order), the per-cut relaxation is below
-every mapping, a machine whose hop counts are not made of cuts gets no
-relaxation, a bad --seeds is refused, --analytic-placement reaches every rt
-run, and with --anneal-moves each rt run is followed by rt with its host groups
-annealed, never above it, in a table of the report.
+every mapping, the two charts are drawn, a machine whose hop counts are not
+made of cuts gets no relaxation, a bad --seeds is refused,
+--analytic-placement reaches every rt run, and with --anneal-moves each rt run
+is followed by rt with its host groups annealed, never above it, in a table of
+the report.
 
 Usage: test_map_bench.py BUILD_DIR SOURCE_DIR"""
 import csv
@@ -107,6 +108,12 @@ def test_benchmark():
                   (refined["metrics"]["hop_bytes"], x["metrics"]["hop_bytes"]))
     rows = list(csv.DictReader(open(os.path.join(out, "results.csv"))))
     check("CSV has a row per run", len(rows) == len(results), (len(rows), len(results)))
+    for chart in ("hop-bytes.svg", "time.svg"):
+        text = open(os.path.join(out, chart)).read() if os.path.exists(os.path.join(out, chart)) else ""
+        check(f"chart {chart}: an SVG with a panel per machine and instance kind",
+              text.rstrip().endswith("</svg>") and all(f"{m}, {i}" in text for m in ("fattree", "torus", "fattree-uneven")
+                                                       for i in ("stencil7", "stencil27", "mesh", "amr", "random")),
+              text[:200])
     table = open(os.path.join(out, "results.md")).read()
     check("markdown tables", "### Hop-bytes relative to the best baseline" in table and "### Targets" in table
           and "### Spread over the seeds" in table and "### Per-cut relaxation" in table
