@@ -30,9 +30,9 @@ Usage: mapping_report.py RESULTS.jsonl [--csv FILE] [--markdown FILE] [--plot-ho
 import argparse
 import csv
 import json
-import os
-import subprocess
 import sys
+
+import panel_chart
 
 BASELINES = ("identity", "block", "greedy", "scotch")
 ORDER = ("identity", "block", "greedy", "scotch", "greedy-refined", "rt", "rb")
@@ -254,62 +254,6 @@ PLOT_STYLES = {"identity": "lc rgb '#bbbbbb' lw 1.5", "block": "lc rgb '#888888'
                "rb": "lc rgb '#9467bd' lw 2 dt 3"}
 
 
-def gnuplot_text(text):
-    """text as a gnuplot string literal."""
-    return "'" + text.replace("'", "''") + "'"
-
-
-def plot_panels(instances, path, title, ylabel, value, algorithms, yrange, logy, references):
-    """An SVG of one panel per machine (rows) and instance kind (columns), each with a
-    line per algorithm of value(runs, algorithm) over the processes and the reference
-    curves [(label, gnuplot style, [(processes, y), ...])], and one key below them all;
-    written whole or not at all. The processes axis spans plot_xrange(instances)."""
-    machines = sorted({m for m, _, _ in instances})
-    kinds = [k for k in ("stencil7", "stencil27", "mesh", "amr", "random") if any(i == k for _, i, _ in instances)]
-    sizes = sorted({p for _, _, p in instances})
-    styles = {a: "linespoints pt 7 ps 0.4 " + PLOT_STYLES[a] for a in algorithms}
-    styles.update({label: style for label, style, _ in references})
-    blocks, panels, keyed = [], [], set()  # keyed: the series drawn somewhere
-    for row, machine in enumerate(machines):
-        for column, kind in enumerate(kinds):
-            series = [(a, [(p, value(instances[(machine, kind, p)], a)) for p in sizes if (machine, kind, p) in instances])
-                      for a in algorithms] + [(label, points) for label, _, points in references]
-            curves = []
-            for label, points in series:
-                points = [(p, y) for p, y in points if y is not None]
-                if points:
-                    name = f"$d{row}_{column}_{len(curves)}"
-                    blocks.append(f"{name} << EOD\n" + "".join(f"{p} {y:.6g}\n" for p, y in points) + "EOD")
-                    curves.append(f"{name} using 1:2 with {styles[label]} notitle")
-                    keyed.add(label)
-            width, height = 0.96 / len(kinds), 0.86 / len(machines)
-            panels.append(f"set origin {0.03 + column * width:.4f}, {0.08 + (len(machines) - 1 - row) * height:.4f}\n"
-                          f"set size {width:.4f}, {height:.4f}\nset title {gnuplot_text(f'{machine}, {kind}')}\n"
-                          "plot " + ", ".join(curves))
-    key = ["set origin 0, 0", "set size 1, 0.07", "unset border", "unset tics", "unset grid", "unset title",
-           "unset logscale", "set xrange [0:1]", "set yrange [0:1]",
-           "set key center center horizontal maxcols 8 samplen 2 width -1 font ',11'",
-           "plot " + ", ".join(f"NaN with {styles[label]} title {gnuplot_text(label)}" for label in styles if label in keyed)]
-    head = ["set logscale x 2", "set xrange [{}:{}]".format(*plot_xrange(instances)),
-            "set xtics (" + ", ".join(f"'{p // 1024}K' {p}" if p >= 1024 else f"'{p}' {p}" for p in sizes) + ")",
-            f"set yrange [{yrange[0]}:{yrange[1]}]", "set logscale y" if logy else "unset logscale y",
-            "set grid", "set tics font ',9'", "set title font ',10' offset 0,-0.5",
-            f"set multiplot title {gnuplot_text(title)} font ',13'",
-            f"set label 1 {gnuplot_text(ylabel)} at screen 0.012, 0.5 center rotate by 90 font ',11'"]
-    script = "\n".join(blocks + head + panels + ["unset label 1"] + key + ["unset multiplot"])
-    tmp = f"{path}.tmp"
-    full = f"set terminal svg size 1200,{250 * len(machines) + 120} dynamic noenhanced font 'sans,10' background '#ffffff'\n" \
-           f"set output {gnuplot_text(tmp)}\n{script}\nunset output\n"
-    try:
-        subprocess.run(["gnuplot"], input=full, text=True, check=True, capture_output=True, timeout=120)
-        os.replace(tmp, path)
-    except (OSError, subprocess.SubprocessError) as e:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        detail = getattr(e, "stderr", "") or str(e)
-        sys.exit(f"mapping_report: cannot draw {path}: {detail.strip()[-500:]}")
-
-
 def hop_bytes_vs_scotch(runs, a):
     if not ok(runs.get(a)) or not ok(runs.get("scotch")):
         return None
@@ -320,28 +264,43 @@ def cpu_seconds(runs, a):
     return runs[a]["seconds"]["total_cpu"] if ok(runs.get(a)) else None
 
 
-def plot_xrange(instances):
-    sizes = sorted({p for _, _, p in instances})
-    return sizes[0] / 1.5, sizes[-1] * 1.5
-
-
 def plots(instances, hop_bytes_path, time_path):
-    """The charts of --plot-hop-bytes and --plot-time (each path None: not drawn)."""
-    def across(y):  # a horizontal line
-        return [(x, y) for x in plot_xrange(instances)]
+    """The charts of --plot-hop-bytes and --plot-time (a path None: not drawn): a
+    panel per machine (rows) and instance kind (columns) over the processes."""
+    machines = sorted({m for m, _, _ in instances})
+    kinds = [k for k in ("stencil7", "stencil27", "mesh", "amr", "random") if any(i == k for _, i, _ in instances)]
+    sizes = sorted({p for _, _, p in instances})
+    xticks = [(f"{p // 1024}K" if p >= 1024 else str(p), p) for p in sizes]
+    ends = panel_chart.span(xticks)
 
-    if hop_bytes_path:
-        plot_panels(instances, hop_bytes_path, "Hop-bytes relative to Scotch's (medians over the seeds; below 1 is better)",
-                    "hop-bytes / Scotch's", hop_bytes_vs_scotch,
-                    ("identity", "block", "greedy", "greedy-refined", "rt", "rb"), (0.6, 1.6), False,
-                    [("scotch", "lines " + PLOT_STYLES["scotch"], across(1)),
-                     ("0.9: the target", "lines lc rgb '#d62728' lw 1.5 dt 2", across(0.9))])
-    if time_path:
-        sizes = {p for _, _, p in instances}
-        targets = [(p, limit) for p, limit in ((8192, 0.1), (65536, 1.0)) if p in sizes]
-        plot_panels(instances, time_path, "Mapping time, CPU seconds on one core (medians over the seeds)",
-                    "CPU seconds", cpu_seconds, ("greedy-refined", "rt", "rb", "scotch"), (1e-4, 100), True,
-                    [("the targets", "points pt 6 ps 1.5 lc rgb '#d62728'", targets)] if targets else [])
+    def chart(path, title, ylabel, yrange, logy, value, algorithms, references):
+        """value(runs, algorithm) of each algorithm, None where it has none; references: [(label, style, points)]."""
+        if not path:
+            return
+        rows = []
+        for m in machines:
+            panels = []
+            for k in kinds:
+                series = [(a, [(p, y) for p in sizes if (m, k, p) in instances
+                               for y in [value(instances[(m, k, p)], a)] if y is not None]) for a in algorithms]
+                panels.append((f"{m}, {k}", series + [(label, points) for label, _, points in references]))
+            rows.append((ylabel, yrange, logy, panels))
+        styles = {a: "linespoints pt 7 ps 0.4 " + PLOT_STYLES[a] for a in algorithms}
+        styles.update({label: style for label, style, _ in references})
+        try:
+            panel_chart.draw(path, title, xticks, rows, styles)
+        except RuntimeError as e:
+            sys.exit(f"mapping_report: {e}")
+
+    chart(hop_bytes_path, "Hop-bytes relative to Scotch's (medians over the seeds; below 1 is better)",
+          "hop-bytes / Scotch's", (0.6, 1.6), False, hop_bytes_vs_scotch,
+          ("identity", "block", "greedy", "greedy-refined", "rt", "rb"),
+          [("scotch", "lines " + PLOT_STYLES["scotch"], [(x, 1) for x in ends]),
+           ("0.9: the target", "lines lc rgb '#d62728' lw 1.5 dt 2", [(x, 0.9) for x in ends])])
+    chart(time_path, "Mapping time, CPU seconds on one core (medians over the seeds)", "CPU seconds", (1e-4, 100), True,
+          cpu_seconds, ("greedy-refined", "rt", "rb", "scotch"),
+          [("the targets", "points pt 6 ps 1.5 lc rgb '#d62728'",
+            [(p, limit) for p, limit in ((8192, 0.1), (65536, 1.0)) if p in sizes])])
 
 
 def main():

@@ -39,6 +39,7 @@ Usage: bench/smpi_eval.sh [OPTIONS]
   --canopy BIN       the canopy tool (default build/bin/canopy)
 Prints progress on stderr and one result row per run on stdout (also kept in OUT/results.txt):
 pattern ranks nodes placement comm_us_per_step vs_identity hop_bytes_vs_identity cross_socket_MB wall_s load1
+and, with gnuplot, draws them in OUT/results.svg (bench/smpi_eval_chart.py)
 USAGE
 }
 
@@ -209,4 +210,9 @@ print('%.3f' % (m['hop_bytes']/i['hop_bytes'] if i['hop_bytes'] else 1), '%.1f' 
     done
   done
 done
-say "done: $RESULTS"
+if command -v gnuplot > /dev/null; then
+  python3 "$HERE/smpi_eval_chart.py" "$RESULTS" "$OUT/results.svg" || die "could not draw $OUT/results.svg"
+  say "done: $RESULTS, chart $OUT/results.svg"
+else
+  say "done: $RESULTS (no gnuplot, so no chart)"
+fi

@@ -4,8 +4,8 @@
 # 16 ranks on its 4 hosts listed alternating between the switches. Every
 # placement of both patterns must complete with a positive simulated step time,
 # rt must cut identity's hop-bytes (identity puts the grid's neighbouring rows,
-# ranks 0-3 and 4-7, under different switches), and --fabric without --hosts is
-# an error.
+# ranks 0-3 and 4-7, under different switches), the chart must show both
+# patterns, and --fabric without --hosts is an error.
 # Usage: smpi_eval_given.sh CANOPY_BIN SOURCE_DIR
 set -euo pipefail
 CANOPY="$1" ROOT="$2"
@@ -26,6 +26,8 @@ for pattern in halo3d spmv; do
   awk -v p="$pattern" '$1 == p && $4 == "rt" && $7 + 0 < 1 { found = 1 } END { exit !found }' "$OUT/table.txt" ||
     fail "$pattern: rt did not cut identity's hop-bytes"
 done
+grep -q '>halo3d<' "$OUT/run/results.svg" && grep -q '>spmv<' "$OUT/run/results.svg" && tail -c 200 "$OUT/run/results.svg" | grep -q '</svg>' ||
+  fail "no chart of both patterns in results.svg"
 grep -qx 'H1' "$OUT/run/job-4n-given.hosts" && [ "$(grep -c . "$OUT/run/job-4n-given.hosts")" -eq 4 ] ||
   fail "the job's hosts are not the allocation's (comments and blank lines skipped)"
 if err="$("$ROOT/bench/smpi_eval.sh" --fabric "$DUMP" --out "$OUT/none" --canopy "$CANOPY" 2>&1)"; then
