@@ -153,4 +153,4 @@ else
   echo "skipped: this build has no MPI (canopy bench needs CANOPY_WITH_MPI=ON)"
 fi
 echo "fabric drawing: $out/fabric.svg    dumps: $out/dumps/current, $out/live/current    logs: $out/*.log"
-echo "task mapping: $out/map/ (launcher files, matrix.svg, link-load.svg), SMPI runs: $out/smpi/"
+echo "task mapping: $out/map/ (launcher files, matrix.svg, link-load.svg), SMPI runs: $out/smpi/ (results.txt, results.svg)"
