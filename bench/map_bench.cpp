@@ -140,9 +140,7 @@ using Cuts = std::optional<std::vector<canopy::bench::HostCut>>;
 // hop-bytes on the real routes (@p hop_bytes, from evaluate).
 std::vector<double> checked_bytes_across(const map::Problem &problem, const std::vector<canopy::bench::HostCut> &cuts,
                                  const std::vector<int> &slot_of_process, double hop_bytes) {
-  std::vector<int> host_of;
-  for (int slot : slot_of_process) host_of.push_back(problem.machine.host_of_slot(slot));
-  std::vector<double> across = canopy::bench::bytes_across(problem.graph, cuts, host_of);
+  std::vector<double> across = canopy::bench::bytes_across(problem.graph, cuts, problem.machine.hosts_of(slot_of_process));
   double weighted = 0;
   for (size_t c = 0; c < across.size(); ++c) weighted += cuts[c].weight * across[c];
   if (std::abs(weighted - hop_bytes) > 1e-9 * hop_bytes)

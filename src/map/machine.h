@@ -57,6 +57,13 @@ class Machine {
   int num_slots() const { return first_slot_.back(); }
   int host_of_slot(int slot) const { return host_of_slot_[static_cast<size_t>(slot)]; }
   int local_slot(int slot) const { return slot - first_slot(host_of_slot(slot)); }
+  /** The host of every process of a placement (slot per process). */
+  std::vector<int> hosts_of(const std::vector<int> &slot_of_process) const {
+    std::vector<int> host_of;
+    host_of.reserve(slot_of_process.size());
+    for (int slot : slot_of_process) host_of.push_back(host_of_slot(slot));
+    return host_of;
+  }
   /** The slots of every host when all have as many; 0 when they differ. */
   int uniform_slots() const { return fewest_slots_ == most_slots_ ? most_slots_ : 0; }
   /** "8 hosts x 16 slots", or "3 hosts with 8-16 slots". */

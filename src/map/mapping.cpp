@@ -363,19 +363,20 @@ std::vector<int> canopy_placement(const Problem &p, const MapOptions &o, MapResu
   // the busiest link, each relative to before (as auto weighs groupings): a group keeps
   // its host's link, but the links above the hosts may get busier. One that moved
   // nothing costs no refinement.
-  double busiest_link = -1;  // host_of's busiest link, computed when a step first needs it
+  double hop_bytes = -1, busiest_link = -1;  // host_of's, computed when a step first needs them
   auto group_step = [&](const char *phase, auto &&step) {
     auto start = Clock::now();
     std::vector<int> moved = host_of;
     step(moved);
     if (moved != host_of) {
       if (o.refine) refine_hosts(padded, m, moved);
-      double before = inter_node_hop_bytes(padded, m, host_of), after = inter_node_hop_bytes(padded, m, moved);
-      if (after < before) {  // then hosts exchange bytes, and the busiest link carries some
+      if (hop_bytes < 0) hop_bytes = inter_node_hop_bytes(padded, m, host_of);
+      double after = inter_node_hop_bytes(padded, m, moved);
+      if (after < hop_bytes) {  // then hosts exchange bytes, and the busiest link carries some
         if (busiest_link < 0) busiest_link = busiest_link_bytes(padded, m, host_of);
         double moved_link = busiest_link_bytes(padded, m, moved);
-        if (after / before + moved_link / busiest_link < 2) {
-          host_of = std::move(moved), busiest_link = moved_link;
+        if (after / hop_bytes + moved_link / busiest_link < 2) {
+          host_of = std::move(moved), hop_bytes = after, busiest_link = moved_link;
           result.moved_groups.push_back(phase);
         }
       }

@@ -69,8 +69,7 @@ Metrics evaluate(const Problem &p, const std::vector<int> &slot_of) {
   out.routes = topo::route_method_name(topo::route_method(m.topology()));
   out.total_bytes = g.total_bytes();
   if (m.node()) out.cross_socket_bytes = 0;
-  std::vector<int> host_of;
-  for (int slot : slot_of) host_of.push_back(m.host_of_slot(slot));
+  std::vector<int> host_of = m.hosts_of(slot_of);
   for (int v = 0; v < g.num_vertices(); ++v)
     for (int64_t i = g.row_begin(v); i < g.row_end(v); ++i) {
       int u = g.neighbor(i);

@@ -239,11 +239,9 @@ TEST(Metrics, BusiestLinkOfAHostPlacementIsTheMetricsOne) {
       std::vector<int> slot_of(static_cast<size_t>(p.machine.num_slots()));
       std::iota(slot_of.begin(), slot_of.end(), 0);
       std::shuffle(slot_of.begin(), slot_of.end(), std::mt19937(seed));
-      std::vector<int> host_of;
-      for (int slot : slot_of) host_of.push_back(p.machine.host_of_slot(slot));
       double busiest = evaluate(p, slot_of).max_link_bytes;
       EXPECT_GT(busiest, 0) << topo->source() << " seed " << seed;
-      EXPECT_DOUBLE_EQ(busiest_link_bytes(p.graph, p.machine, host_of), busiest) << topo->source() << " seed " << seed;
+      EXPECT_DOUBLE_EQ(busiest_link_bytes(p.graph, p.machine, p.machine.hosts_of(slot_of)), busiest) << topo->source() << " seed " << seed;
     }
 }
 
@@ -683,9 +681,7 @@ TEST(MappingProperties, UnseededAlgorithmsIgnoreTheSeed) {
     MapOptions o;
     o.algorithm = algorithm;
     o.seed = seed;
-    std::vector<int> host_of;
-    for (int slot : map_processes(p, o).slot_of_process) host_of.push_back(p.machine.host_of_slot(slot));
-    return host_of;
+    return p.machine.hosts_of(map_processes(p, o).slot_of_process);
   };
   int seeded = 0;
   for (const std::string &a : algorithm_names()) {

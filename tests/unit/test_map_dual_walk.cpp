@@ -140,9 +140,7 @@ CommGraph stencil_numbered_in_blocks(int x, int y, int z, int bx, int by, int bz
 // relative to those of the tree's groups.
 double auto_measure(const Problem &p, const std::vector<int> &slots, const std::vector<int> &tree_slots) {
   auto load = [&](const std::vector<int> &slot_of) {
-    std::vector<int> host_of;
-    for (int slot : slot_of) host_of.push_back(p.machine.host_of_slot(slot));
-    std::vector<double> off_node = off_node_bytes(p.graph, p.machine, host_of);
+    std::vector<double> off_node = off_node_bytes(p.graph, p.machine, p.machine.hosts_of(slot_of));
     return std::pair<double, double>{evaluate(p, slot_of).hop_bytes, *std::max_element(off_node.begin(), off_node.end())};
   };
   auto [hop_bytes, busiest] = load(slots);
