@@ -23,10 +23,10 @@
  * computes the mapping and sends every rank the same outcome, so they all
  * return the same status. On any failure *newrank is the caller's current
  * rank (MPI_UNDEFINED for MPI_COMM_NULL), so the identity order is always
- * usable. Ranks also keep their order (CANOPY_SUCCESS) when hosts hold unequal
- * numbers of ranks, or when the mapping does not lower hop-bytes (then
- * cross-socket bytes) against the current placement; CANOPY_LOG_LEVEL=info shows
- * the decision. See docs/mapping.md.
+ * usable. Hosts may hold unequal numbers of ranks: each keeps as many. Ranks
+ * keep their order (CANOPY_SUCCESS) when the mapping does not lower hop-bytes
+ * (then cross-socket bytes) against the current placement; CANOPY_LOG_LEVEL=info
+ * shows the decision. See docs/mapping.md.
  *
  * Status codes: CANOPY_ERR_INVALID_ARG (MPI_COMM_NULL, not a distributed-graph
  * communicator, newrank NULL, an unknown map_algorithm), CANOPY_ERR_UNSUPPORTED
@@ -48,7 +48,7 @@ extern "C" {
 #endif
 
 /** The new rank of this process in @p distgraph_comm, with the algorithm of the
-    map_algorithm parameter (default rt; identity, block, greedy, rt or rb).
+    map_algorithm parameter (default rt; identity, block, greedy, rt, rb or scotch).
     The parameters map_analytic_iterations (default 10, on fabrics with
     coordinates) and map_anneal_moves (default 0) move the host groups of greedy,
     rt and rb as `canopy map --analytic-placement` and `--anneal-moves` do (a

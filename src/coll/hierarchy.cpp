@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <optional>
 
 #include "coll/p2p.h"
 #include "coll/plan/layout.h"
@@ -48,8 +49,22 @@ void build_node(Hierarchy &h) {
   check_mpi(PMPI_Comm_split_type(h.comm, MPI_COMM_TYPE_SHARED, h.rank, MPI_INFO_NULL, &shared),
             "MPI_Comm_split_type");
   if (const std::string &path = h.config.hostmap; !path.empty()) {
+    // Every rank learns whether every rank found its host, so that all of them fall back together
+    // instead of the others waiting in the split for the one that could not.
+    int color = 0, failed = 0, any_failed = 0;
+    std::optional<Error> error;
+    try {
+      color = hostmap_color(path);
+    } catch (const Error &e) {
+      failed = 1, error = e;
+    }
+    check_mpi(PMPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, h.comm), "MPI_Allreduce");
+    if (any_failed) {
+      free_comm(shared);
+      throw failed ? *error : Error(CANOPY_ERR_INVALID_ARG, path + ": another rank found no host in the host map");
+    }
     // A listed host is a subset of a real shared-memory domain, so segments still work.
-    split(shared, hostmap_color(path), h.rank, &h.node);
+    split(shared, color, h.rank, &h.node);
     free_comm(shared);
   } else {
     h.node = shared;

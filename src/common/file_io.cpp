@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include "common/error.h"
@@ -88,7 +89,8 @@ StagedFiles::~StagedFiles() {
 void StagedFiles::add(const std::string &path, const std::function<void(const std::string &)> &write) {
   size_t slash = path.rfind('/');
   size_t name = slash == std::string::npos ? 0 : slash + 1;
-  std::string temporary = path.substr(0, name) + ".tmp." + std::to_string(::getpid()) + "." + path.substr(name);
+  std::string temporary = path.substr(0, name) + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(files_.size()) + "." +
+                          path.substr(name);
   files_.emplace_back(temporary, path);
   try {
     write(temporary);
@@ -107,12 +109,23 @@ void StagedFiles::commit() {
   files_.clear();
 }
 
-void check_output_path(const std::string &path) {
-  size_t slash = path.rfind('/');
-  std::string folder = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
-  if (!is_directory(folder))
-    throw Error(CANOPY_ERR_IO, "cannot write " + path + " (no folder " + folder + "): " + std::strerror(ENOENT));
-  if (is_directory(path)) throw Error(CANOPY_ERR_IO, "cannot write " + path + ": it is a folder");
+void check_output_paths(const std::vector<std::pair<std::string, std::string>> &outputs) {
+  std::vector<std::pair<std::string, std::string>> files;  // (the file, whatever it is called; option)
+  for (const auto &[option, path] : outputs) {
+    if (path.empty()) continue;
+    size_t slash = path.rfind('/');
+    std::string folder = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+    if (!is_directory(folder))
+      throw Error(CANOPY_ERR_IO, "cannot write " + path + " (no folder " + folder + "): " + std::strerror(ENOENT));
+    if (is_directory(path)) throw Error(CANOPY_ERR_IO, "cannot write " + path + ": it is a folder");
+    char *real = ::realpath(folder.c_str(), nullptr);
+    std::string file = (real ? std::string(real) : folder) + "/" + path.substr(slash == std::string::npos ? 0 : slash + 1);
+    std::free(real);
+    for (const auto &[earlier, earlier_option] : files)
+      if (earlier == file)
+        throw Error(CANOPY_ERR_INVALID_ARG, earlier_option + " and " + option + " name the same file, " + path);
+    files.emplace_back(file, option);
+  }
 }
 
 bool is_directory(const std::string &path) {

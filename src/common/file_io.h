@@ -54,10 +54,11 @@ class StagedFiles {
   std::vector<std::pair<std::string, std::string>> files_;  // (temporary, path)
 };
 
-/** Throws Error(IO) naming @p path unless a file can be created there: its
-    folder exists and it is not itself a folder. For outputs, checked before
-    the work that produces them. */
-void check_output_path(const std::string &path);
+/** For outputs, checked before the work that produces them: throws Error(IO)
+    naming the path unless a file can be created there (its folder exists and it
+    is not itself a folder), and Error(INVALID_ARG) naming both options when two
+    of them name the same file. @p outputs: (option, path); empty paths skipped. */
+void check_output_paths(const std::vector<std::pair<std::string, std::string>> &outputs);
 
 bool is_directory(const std::string &path);
 

@@ -69,7 +69,7 @@ const std::vector<ParamDef> kRegistry = {
     {"log_level", ParamType::String, "warn",
      "Messages written to stderr: error, warn, info, debug or trace."},
     {"map_algorithm", ParamType::String, "rt",
-     "Task mapping algorithm of canopy_topomap() and of MPI_Dist_graph_create(_adjacent) with reorder=1 under libcanopy-mpi.so: identity, block, greedy, rt or rb."},
+     "Task mapping algorithm of canopy_topomap() and of MPI_Dist_graph_create(_adjacent) with reorder=1 under libcanopy-mpi.so: identity, block, greedy, rt, rb or scotch."},
     {"map_analytic_iterations", ParamType::Int, "10",
      "MPI task mapping (greedy, rt, rb) on a fabric with coordinates (torus:) and hosts of equal slots: after the refinement, at most this many iterations of analytic placement of the host groups, as canopy map --analytic-placement; 0: none. Outside 0-1000 an error: the ranks keep their order."},
     {"map_anneal_moves", ParamType::Int, "0",

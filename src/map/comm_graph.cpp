@@ -98,7 +98,7 @@ void CommGraphBuilder::add(int u, int v, double bytes) {
   entries_.push_back({std::min(u, v), std::max(u, v), bytes});
 }
 
-CommGraph CommGraphBuilder::build() {
+CommGraph CommGraphBuilder::build(const std::string &source) {
   std::sort(entries_.begin(), entries_.end(),
             [](const Entry &a, const Entry &b) { return a.u != b.u ? a.u < b.u : a.v < b.v; });
   // Merge duplicates in place, then count both directions per vertex.
@@ -110,7 +110,14 @@ CommGraph CommGraphBuilder::build() {
       entries_[merged++] = entries_[i];
   }
   entries_.resize(merged);
-  return assemble();
+  CommGraph g = assemble();
+  if (!(g.total_bytes() <= CommGraph::kMaxTotalBytes)) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3g", g.total_bytes());
+    throw Error(CANOPY_ERR_INVALID_ARG, (source.empty() ? "" : source + ": ") + "the communication volumes add up to " +
+                                            text + " bytes, more than 1e300 (hop-bytes would overflow)");
+  }
+  return g;
 }
 
 CommGraph CommGraphBuilder::assemble() {
@@ -135,12 +142,6 @@ CommGraph CommGraphBuilder::assemble() {
       g.weights_[at] = e.bytes;
     }
   for (const Entry &e : entries_) g.total_bytes_ += e.bytes;
-  if (!(g.total_bytes_ <= CommGraph::kMaxTotalBytes)) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.3g", g.total_bytes_);
-    throw Error(CANOPY_ERR_INVALID_ARG, std::string("the communication volumes add up to ") + text +
-                                            " bytes, more than 1e300 (hop-bytes would overflow)");
-  }
   entries_.clear();
   entries_.shrink_to_fit();
   return g;

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace canopy::map {
@@ -57,14 +58,14 @@ class CommGraph {
 /** Collects (u, v, bytes) volumes in any order and direction; build() merges
     duplicates and both directions of a pair, and drops self-loops and pairs
     whose total is zero (they cost nothing wherever they are placed). build()
-    throws Error(INVALID_ARG) when the volumes add up to more than
-    CommGraph::kMaxTotalBytes. */
+    throws Error(INVALID_ARG), prefixed with @p source (a file) when given, when
+    the volumes add up to more than CommGraph::kMaxTotalBytes. */
 class CommGraphBuilder {
  public:
   explicit CommGraphBuilder(int num_vertices);
   /** Throws Error(INVALID_ARG) for a vertex out of range or a negative or non-finite volume. */
   void add(int u, int v, double bytes);
-  CommGraph build();
+  CommGraph build(const std::string &source = {});
 
  private:
   friend class CommGraph;  // quotient() hands over its pairs already merged and sorted

@@ -11,6 +11,7 @@
 #include "map/mapping.h"
 #include "map/metrics.h"
 #include "topo/loaders/loaders.h"
+#include "topo/loaders/synthetic.h"
 #include "topo/node_topology.h"
 #include "topo/source.h"
 
@@ -132,6 +133,9 @@ JobMapping keep_order(size_t ranks, std::string summary) {
 }  // namespace
 
 topo::Topology single_switch_model(const std::vector<std::string> &hosts) {
+  for (const std::string &host : hosts)
+    if (std::string why = topo::synthetic::name_problem(host); !why.empty())
+      throw Error(CANOPY_ERR_INVALID_ARG, "host '" + host + "' cannot join the single-switch model: " + why);
   std::string conf;
   auto join = [](const std::vector<std::string> &names, size_t begin, size_t end) {
     std::string list;

@@ -52,7 +52,8 @@ JobMapping map_job(const JobMapRequest &request);
 
 /** The fabric assumed when none is named: every host on one switch (one hop
     from the switch, two between hosts); above 254 hosts (a switch's port limit)
-    leaf switches of 253 hosts, in the given order, under one spine. */
+    leaf switches of 253 hosts, in the given order, under one spine. Throws
+    Error(INVALID_ARG) for a name no fabric can hold (topo::synthetic::name_problem). */
 topo::Topology single_switch_model(const std::vector<std::string> &hosts);
 
 }  // namespace canopy::map

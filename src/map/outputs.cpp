@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "common/error.h"
+
 namespace canopy::map {
 
 std::string openmpi_rankfile(const Machine &m, const std::vector<int> &slot_of) {
@@ -26,7 +28,11 @@ std::string mpich_machinefile(const Machine &m, const std::vector<int> &slot_of)
     int host = m.host_of_slot(slot_of[r]);
     size_t run = r;
     while (run < slot_of.size() && m.host_of_slot(slot_of[run]) == host) ++run;
-    out += m.host_name(host) + ":" + std::to_string(run - r) + "\n";
+    const std::string &name = m.host_name(host);
+    if (name.find(':') != std::string::npos)
+      throw Error(CANOPY_ERR_INVALID_ARG, "host '" + name + "' cannot be named in an MPICH machine file: mpiexec reads " +
+                                              "what follows its ':' as a process count");
+    out += name + ":" + std::to_string(run - r) + "\n";
     r = run;
   }
   return out;

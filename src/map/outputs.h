@@ -20,7 +20,8 @@ std::string openmpi_rankfile(const Machine &machine, const std::vector<int> &slo
 /** One host name per line, line r for rank r: SLURM_HOSTFILE=FILE srun --distribution=arbitrary. */
 std::string slurm_hostfile(const Machine &machine, const std::vector<int> &slot_of_process);
 
-/** "HOST:COUNT" lines, consecutive ranks on one host joined (mpiexec.hydra -f FILE fills lines in order). */
+/** "HOST:COUNT" lines, consecutive ranks on one host joined (mpiexec.hydra -f FILE fills lines in order).
+    Throws Error(INVALID_ARG) for a host name with a ':', which Hydra would split. */
 std::string mpich_machinefile(const Machine &machine, const std::vector<int> &slot_of_process);
 
 /** Line i: the slot of process i (hosts in allocation order, slots_per_host each). */

@@ -1,6 +1,7 @@
 #include "topo/simgrid_platform.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <unordered_map>
 
@@ -140,18 +141,22 @@ void append_route(XmlOut &out, const std::string &head, const LinkUse *uses, siz
 void validate_node_model(const SimgridNodeModel &m) {
   if (m.core_package.empty()) throw Error(CANOPY_ERR_INVALID_ARG, "SimGrid node model: the node has no cores");
   for (double gbps : {m.core_bandwidth_gbps, m.socket_bandwidth_gbps, m.intersocket_bandwidth_gbps})
-    if (!(gbps > 0)) throw Error(CANOPY_ERR_INVALID_ARG, "SimGrid node model: bandwidths must be > 0 Gb/s");
-  if (!(m.core_latency_us >= 0) || !(m.intersocket_latency_us >= 0))
-    throw Error(CANOPY_ERR_INVALID_ARG, "SimGrid node model: latencies must be >= 0 us");
+    if (!(gbps > 0) || !std::isfinite(gbps))
+      throw Error(CANOPY_ERR_INVALID_ARG, "SimGrid node model: bandwidths must be finite and > 0 Gb/s");
+  for (double us : {m.core_latency_us, m.intersocket_latency_us})
+    if (!(us >= 0) || !std::isfinite(us))
+      throw Error(CANOPY_ERR_INVALID_ARG, "SimGrid node model: latencies must be finite and >= 0 us");
 }
 
 void validate(const Topology &topo, const SimgridOptions &o) {
-  if (!(o.link_latency_us >= 0)) throw Error(CANOPY_ERR_INVALID_ARG, "SimGrid link latency must be >= 0 us");
-  if (!(o.host_speed_gflops > 0)) throw Error(CANOPY_ERR_INVALID_ARG, "SimGrid host speed must be > 0 Gflop/s");
+  if (!(o.link_latency_us >= 0) || !std::isfinite(o.link_latency_us))
+    throw Error(CANOPY_ERR_INVALID_ARG, "SimGrid link latency must be finite and >= 0 us");
+  if (!(o.host_speed_gflops > 0) || !std::isfinite(o.host_speed_gflops))
+    throw Error(CANOPY_ERR_INVALID_ARG, "SimGrid host speed must be finite and > 0 Gflop/s");
   if (o.host_cores < 1) throw Error(CANOPY_ERR_INVALID_ARG, "SimGrid host cores must be >= 1");
   if (o.node) validate_node_model(*o.node);
   for (const Link &link : topo.links())
-    if (!(link.rate.gbps > 0))
+    if (!(link.rate.gbps > 0) || !std::isfinite(link.rate.gbps))
       throw Error(CANOPY_ERR_INVALID_ARG, "link " + topo.node(link.node_a).name + ":" + std::to_string(link.port_a) +
                                               " - " + topo.node(link.node_b).name + ":" +
                                               std::to_string(link.port_b) + " has no known rate");

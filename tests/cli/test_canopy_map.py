@@ -468,6 +468,14 @@ def test_picture_errors():
     r = canopy(*base, "--rankfile", out("job.rankfile"), "--permutation", folder)
     check("an output that is a folder fails before mapping", r.returncode == 1 and "it is a folder" in r.stderr and
           kept == "OLD\n", r.stderr)
+    # Two outputs naming one file, however spelled, would overwrite each other: refused before mapping.
+    r = canopy(*base, "--rankfile", out("job.rankfile"), "--permutation", os.path.join(folder, ".", "job.rankfile"))
+    check("two outputs naming one file are refused", r.returncode == 1 and
+          "--rankfile and --permutation name the same file" in r.stderr and kept == "OLD\n" and
+          sorted(os.listdir(folder)) == ["job.rankfile"], (r.stderr, os.listdir(folder)))
+    r = canopy(*base, "--rankfile", "")  # an unset shell variable
+    check("an empty output path is a usage error", r.returncode == 2 and "an empty path names no file" in r.stderr,
+          r.stderr)
 
 
 def test_non_utf8_paths_in_the_report():

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # preload_app.sh RUN_MPI APP LIBCANOPY_MPI SCRATCH: the app's output must be identical
 # without Canopy, with LD_PRELOAD=libcanopy-mpi.so (two virtual nodes), and with
-# CANOPY_DISABLE=1; Canopy's info log proves the calls were intercepted (or not).
+# CANOPY_DISABLE=1; Canopy's info log proves the calls were intercepted (or not). A host
+# map too short for the job falls back on every rank, with the same output.
 set -euo pipefail
 run_mpi=$1 app=$2 lib=$3 dir=$4
 np=5
@@ -21,4 +22,11 @@ grep -q "2 nodes" "$dir/canopy.err"
 for coll in bcast allgather barrier scatter gather alltoall reduce allreduce; do  # each intercepted, not passed through
   grep -q "canopy \[info\] $coll [0-9]* bytes" "$dir/canopy.err" || { echo "no $coll call was intercepted"; exit 1; }
 done
+# A host map one rank short: that rank cannot place itself, and every rank falls back to the
+# library's own collectives together (none waits for it in a split) with the same output.
+printf 'a:2\nb:2\n' > "$dir/short-hostmap"
+MPI_ENV="LD_PRELOAD=$lib CANOPY_HOSTMAP=$dir/short-hostmap" "$run_mpi" 120 $np "$app" > "$dir/short.out" 2> "$dir/short.err"
+diff "$dir/plain.out" "$dir/short.out"
+grep -q "the host map lists 4 ranks, MPI_COMM_WORLD has rank 4" "$dir/short.err"
+grep -q "another rank found no host in the host map" "$dir/short.err"
 echo "1 passed, 0 failed"

@@ -137,11 +137,19 @@ TEST(FileIo, StagedFilesAppearTogetherOrNotAtAll) {
   EXPECT_EQ(read_file(dir / "kept.txt"), "new");
   EXPECT_EQ(folder_listing(), (std::vector<std::string>{"kept.txt", "other.txt"}));
 
-  EXPECT_NO_THROW(check_output_path(dir / "new.txt"));
-  EXPECT_EQ(guard([&] { check_output_path(dir / "missing/new.txt"); }), CANOPY_ERR_IO);
+  auto check = [&](const std::string &path) { check_output_paths({{"--out", path}}); };
+  EXPECT_NO_THROW(check(dir / "new.txt"));
+  EXPECT_NO_THROW(check(""));  // an output not asked for
+  EXPECT_EQ(guard([&] { check(dir / "missing/new.txt"); }), CANOPY_ERR_IO);
   EXPECT_NE(std::string(canopy_last_error()).find("(no folder " + (dir / "missing") + ")"), std::string::npos);
-  EXPECT_EQ(guard([&] { check_output_path(dir.path()); }), CANOPY_ERR_IO);
+  EXPECT_EQ(guard([&] { check(dir.path()); }), CANOPY_ERR_IO);
   EXPECT_NE(std::string(canopy_last_error()).find("it is a folder"), std::string::npos);
+  // Two options naming one file, however spelled, would overwrite each other's output.
+  EXPECT_NO_THROW(check_output_paths({{"--a", dir / "a.txt"}, {"--b", dir / "b.txt"}, {"--c", ""}, {"--d", ""}}));
+  EXPECT_EQ(guard([&] { check_output_paths({{"--a", dir / "a.txt"}, {"--b", dir.path() + "/./a.txt"}}); }),
+            CANOPY_ERR_INVALID_ARG);
+  EXPECT_NE(std::string(canopy_last_error()).find("--a and --b name the same file"), std::string::npos);
+  EXPECT_EQ(folder_listing(), (std::vector<std::string>{"kept.txt", "other.txt"})) << "checks create nothing";
 }
 
 TEST(Params, EveryParameterIsDocumented) {

@@ -114,4 +114,7 @@ TEST(Hostfile, SlotsSyntaxAndNamesWithColons) {
   EXPECT_NE(failure("n1\nn2 slots=x\n").find("job.hosts:2: slot count 'x' is not a whole number"), std::string::npos);
   EXPECT_NE(failure("n1:0\n").find("job.hosts:1: slot count '0'"), std::string::npos);
   EXPECT_NE(failure("n1 slots=2000000\n").find("job.hosts:1: slot count '2000000'"), std::string::npos);
+  // Two hosts on one line would lose the second.
+  EXPECT_NE(failure("n0\nn1 slots=8 n2 slots=8\n").find("job.hosts:2: 'n2' after host 'n1': one host per line"),
+            std::string::npos);
 }

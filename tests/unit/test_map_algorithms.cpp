@@ -700,6 +700,17 @@ TEST(Outputs, LauncherFiles) {
   EXPECT_EQ(slurm_hostfile(p.machine, slots), "n1\nn0\nn0\n");
   EXPECT_EQ(mpich_machinefile(p.machine, slots), "n1:1\nn0:2\n");
   EXPECT_EQ(permutation_text(slots), "3\n0\n1\n");
+  // Hydra reads what follows a ':' as the count: a name with one (a torus file's rack:a) cannot be written there.
+  auto racks = std::make_shared<const topo::Topology>(topo::load_torus("dims 2\nhost rack:a 0\nhost rack:b 1\n", "r.torus"));
+  Problem r = problem_on(racks, all_hosts(*racks), 1, test::random_graph(2, 1, 1));
+  EXPECT_EQ(openmpi_rankfile(r.machine, {1, 0}), "rank 0=rack:b slot=0\nrank 1=rack:a slot=0\n");
+  try {
+    mpich_machinefile(r.machine, {1, 0});
+    ADD_FAILURE() << "no error";
+  } catch (const Error &e) {
+    EXPECT_EQ(e.status(), CANOPY_ERR_INVALID_ARG);
+    EXPECT_NE(std::string(e.what()).find("host 'rack:b' cannot be named in an MPICH machine file"), std::string::npos);
+  }
 }
 
 }  // namespace

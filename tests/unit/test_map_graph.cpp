@@ -95,6 +95,16 @@ TEST(MetisGraph, ErrorsNameFileAndLine) {
             std::string::npos);
   EXPECT_NE(parse_failure([] { load_metis_graph("2 1\n2\n1\n1\n", "e.graph"); }).find("e.graph:4: more vertex lines"), std::string::npos);
   EXPECT_NE(parse_failure([] { load_metis_graph("1 0\n1\n", "e.graph"); }).find("e.graph:2: vertex 1 lists itself"), std::string::npos);
+  // The header's own line, after comments.
+  EXPECT_NE(parse_failure([] { load_metis_graph("% c\n3 3\n2\n1 3\n2\n", "e.graph"); }).find("e.graph:2: the header announces 3 edges"),
+            std::string::npos);
+  // An edge listed at one end only, whichever end comes first in the file; entries still add up to 2m.
+  EXPECT_NE(parse_failure([] { load_metis_graph("3 2 1\n2 10 3 10\n3 10\n2 10\n", "e.graph"); })
+                .find("e.graph:2: vertex 1 lists 2 as a neighbour, but vertex 2 does not list 1"),
+            std::string::npos);
+  EXPECT_NE(parse_failure([] { load_metis_graph("3 1\n\n3\n1\n", "e.graph"); })
+                .find("e.graph:4: vertex 3 lists 1 as a neighbour, but vertex 1 does not list 3"),
+            std::string::npos);
 }
 
 TEST(EdgeList, WrittenGraphReadsBackTheSame) {
@@ -121,7 +131,9 @@ TEST(EdgeList, VolumesThatWouldOverflowTheMetricsAreRefused) {
     ADD_FAILURE() << "no error";
   } catch (const Error &e) {
     EXPECT_EQ(e.status(), CANOPY_ERR_INVALID_ARG);
-    EXPECT_NE(std::string(e.what()).find("add up to 2e+300 bytes, more than 1e300"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("a.edges: the communication volumes add up to 2e+300 bytes, more than 1e300"),
+              std::string::npos)
+        << e.what();
   }
   EXPECT_NE(parse_failure([] { load_edge_list("0 1 2e300\n", "x.edges"); }).find("x.edges:1: bytes '2e300'"),
             std::string::npos);
@@ -166,6 +178,16 @@ TEST(MatrixMarket, ErrorsNameFileAndLine) {
                 .find("m.mtx:3: index out of range"), std::string::npos);
   EXPECT_NE(parse_failure([] { load_matrix_market("%%MatrixMarket matrix coordinate real general\n2 2 2\n1 2 1\n", "m.mtx"); })
                 .find("the size line announces 2 entries"), std::string::npos);
+  // Entries carry the values the banner's field says.
+  EXPECT_NE(parse_failure([] { load_matrix_market("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 abc\n", "m.mtx"); })
+                .find("m.mtx:3: expected 'ROW COLUMN VALUE'"), std::string::npos);
+  EXPECT_NE(parse_failure([] { load_matrix_market("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2\n", "m.mtx"); })
+                .find("m.mtx:3: expected 'ROW COLUMN VALUE'"), std::string::npos);
+  EXPECT_NE(parse_failure([] { load_matrix_market("%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 2 7\n", "m.mtx"); })
+                .find("m.mtx:3: expected 'ROW COLUMN'"), std::string::npos);
+  EXPECT_NE(parse_failure([] { load_matrix_market("%%MatrixMarket matrix coordinate complex general\n2 2 1\n1 2 1.0\n", "m.mtx"); })
+                .find("m.mtx:3: expected 'ROW COLUMN REAL IMAGINARY'"), std::string::npos);
+  EXPECT_EQ(load_matrix_market("%%MatrixMarket matrix coordinate complex general\n2 2 1\n1 2 1.0 -2e3\n", "m.mtx").num_edges(), 1);
 }
 
 TEST(GraphSource, FormatsByPrefixExtensionAndBanner) {
@@ -181,6 +203,7 @@ TEST(GraphSource, FormatsByPrefixExtensionAndBanner) {
   EXPECT_EQ(halo.num_vertices(), 2);
   EXPECT_DOUBLE_EQ(halo.total_bytes(), 16);  // the chain is cut once: one x entry each way
   EXPECT_THROW(load_comm_graph(dir / "c.txt"), Error);      // --parts missing
+  EXPECT_THROW(load_comm_graph(dir / "a.graph", {2, 1}), Error);  // --parts for a graph of processes
   EXPECT_THROW(load_comm_graph(dir / "d.txt"), Error);      // format unknown
   EXPECT_THROW(load_comm_graph(dir / "missing.graph"), Error);
 }

@@ -72,6 +72,15 @@ TEST(JobMapping, SingleSwitchModelPutsEveryHostTwoLinksApart) {
   EXPECT_EQ(big.hosts().size(), 300u);
   EXPECT_EQ(big.switches().size(), 3u);
   EXPECT_GE(big.find_host("n299"), 0);
+  // A name no fabric holds (a Slurm hostlist's brackets) is refused as such, not later as "not in the fabric".
+  try {
+    single_switch_model({"a", "b[1]"});
+    ADD_FAILURE() << "no error";
+  } catch (const Error &e) {
+    EXPECT_EQ(e.status(), CANOPY_ERR_INVALID_ARG);
+    EXPECT_NE(std::string(e.what()).find("host 'b[1]' cannot join the single-switch model: name contains '['"),
+              std::string::npos);
+  }
 }
 
 TEST(JobMapping, CheckerboardOnTwoLeafSwitchesBecomesTwoHalves) {

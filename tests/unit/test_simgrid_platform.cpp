@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <regex>
 
@@ -219,6 +220,13 @@ TEST(SimgridPlatform, BadOptionsAndUnknownRates) {
   EXPECT_THROW(simgrid_platform_xml(f.topo, bad), Error);
   bad = {};
   bad.link_latency_us = -1;
+  EXPECT_THROW(simgrid_platform_xml(f.topo, bad), Error);
+  // "inf" parses as a number, but SimGrid would wait forever on an infinite latency.
+  bad = {};
+  bad.link_latency_us = std::numeric_limits<double>::infinity();
+  EXPECT_THROW(simgrid_platform_xml(f.topo, bad), Error);
+  bad = {};
+  bad.host_speed_gflops = std::numeric_limits<double>::infinity();
   EXPECT_THROW(simgrid_platform_xml(f.topo, bad), Error);
   test::FabricBuilder b;
   int sw = b.add_switch("sw");

@@ -94,9 +94,13 @@ int run_map(const MapCommandOptions &o) {
   // A wrong file name fails now, not after loading and mapping.
   if (!o.heatmap.empty()) map::picture_format(o.heatmap, {map::PictureFormat::Svg, map::PictureFormat::Png}, "--heatmap");
   if (!o.draw_load.empty()) map::picture_format(o.draw_load, {map::PictureFormat::Dot, map::PictureFormat::Svg}, "--draw-load");
-  for (const std::string *path :
-       {&o.heatmap, &o.draw_load, &o.rankfile, &o.slurm_hostfile, &o.machinefile, &o.permutation, &o.process_graph})
-    if (!path->empty()) check_output_path(*path);
+  check_output_paths({{"--heatmap", o.heatmap},
+                      {"--draw-load", o.draw_load},
+                      {"--rankfile", o.rankfile},
+                      {"--slurm-hostfile", o.slurm_hostfile},
+                      {"--machinefile", o.machinefile},
+                      {"--permutation", o.permutation},
+                      {"--process-graph", o.process_graph}});
   Progress progress("canopy map");
   map::Problem problem = load_problem(o, progress);
   map::MapOptions options;
@@ -131,7 +135,8 @@ CommandRunner add_map_command(CLI::App &app) {
   CLI::App *cmd = app.add_subcommand("map", "Map processes onto an allocation to cut hop-bytes; write launcher files");
   cmd->add_option("--graph", o->graph,
                   "Communication graph: metis:FILE, edges:FILE (SRC DST BYTES), mtx:FILE (with --parts), "
-                  "or a path ending .graph/.edges/.mtx")->required();
+                  "or a path ending .graph/.metis, .edges/.el or .mtx (or starting with a %%MatrixMarket banner)")
+      ->required();
   cmd->add_option("--fabric", o->fabric, "Topology source (see `canopy topo --formats`)")->required();
   cmd->add_option("--hosts", o->hosts, "Host file: the job's hosts in allocation order")->required();
   cmd->add_option("--ppn", o->ppn,
@@ -184,21 +189,21 @@ CommandRunner add_map_command(CLI::App &app) {
                 "Skip the refinement pass (swaps that lower hop-bytes without loading the busiest host's link "
                 "more), its never-worse-than-baselines guard, and on at most 64 hosts of equal slots the tabu "
                 "search of where the host groups go");
-  cmd->add_option("--rankfile", o->rankfile, "Write an Open MPI rankfile (mpirun --rankfile FILE)");
+  cmd->add_option("--rankfile", o->rankfile, "Write an Open MPI rankfile (mpirun --rankfile FILE)")->check(output_path());
   cmd->add_option("--slurm-hostfile", o->slurm_hostfile,
-                  "Write a Slurm host list (SLURM_HOSTFILE=FILE srun --distribution=arbitrary)");
-  cmd->add_option("--machinefile", o->machinefile, "Write an MPICH machine file (mpiexec -f FILE)");
-  cmd->add_option("--permutation", o->permutation, "Write the slot of each process, one per line");
+                  "Write a Slurm host list (SLURM_HOSTFILE=FILE srun --distribution=arbitrary)")->check(output_path());
+  cmd->add_option("--machinefile", o->machinefile, "Write an MPICH machine file (mpiexec -f FILE)")->check(output_path());
+  cmd->add_option("--permutation", o->permutation, "Write the slot of each process, one per line")->check(output_path());
   cmd->add_option("--process-graph", o->process_graph,
                   "Write the process graph that was mapped (a MatrixMarket input's after --parts) as an edge list: "
                   "'processes N', then 'SRC DST BYTES' for every pair both ways with half its bytes each way "
-                  "(--graph edges:FILE reads it back; bench/patterns/spmv_pattern replays it)");
+                  "(--graph edges:FILE reads it back; bench/patterns/spmv_pattern replays it)")->check(output_path());
   cmd->add_option("--heatmap", o->heatmap,
                   "Draw the communication matrix before (identity) and after the mapping side by side, processes in "
-                  "slot order, each host's block outlined, into FILE.svg or FILE.png (gnuplot; at most 512x512 cells)");
+                  "slot order, each host's block outlined, into FILE.svg or FILE.png (gnuplot; at most 512x512 cells)")->check(output_path());
   cmd->add_option("--draw-load", o->draw_load,
                   "Draw the fabric with each link coloured and sized by the bytes it carries under the mapping, "
-                  "the job's hosts highlighted, into FILE.dot or FILE.svg (Graphviz)");
+                  "the job's hosts highlighted, into FILE.dot or FILE.svg (Graphviz)")->check(output_path());
   add_json_flag(*cmd, o->json);
   cmd->footer("Metrics are computed on the routes the fabric uses (forwarding tables when loaded) for the\n"
               "mapping and for identity (rank i on slot i, hosts in allocation order). See docs/mapping.md.\n"

@@ -97,8 +97,7 @@ int run_topo(const TopoOptions &o) {
   if (o.source.empty()) throw Error(CANOPY_ERR_INVALID_ARG, "a SOURCE (or --node SPEC) is required (see --help)");
   if (o.simgrid.empty() && (!o.simgrid_cores.empty() || !o.simgrid_hosts.empty()))
     throw Error(CANOPY_ERR_INVALID_ARG, "--simgrid-cores and --simgrid-hosts need --simgrid FILE");
-  for (const std::string *path : {&o.svg, &o.simgrid})
-    if (!path->empty()) check_output_path(*path);
+  check_output_paths({{"--svg", o.svg}, {"--simgrid", o.simgrid}});
   Progress progress("canopy topo");
   progress.stage("loading " + o.source);
   topo::Topology topo = topo::load_topology(o.source);
@@ -142,11 +141,11 @@ CommandRunner add_topo_command(CLI::App &app) {
                   "Topology source: a dump directory or a file, optionally FORMAT:PATH (see --formats)");
   add_json_flag(*cmd, o->json);
   cmd->add_flag("--dot", o->dot, "Write the fabric drawing as Graphviz DOT on stdout");
-  cmd->add_option("--svg", o->svg, "Draw the fabric into this SVG file (needs Graphviz)");
+  cmd->add_option("--svg", o->svg, "Draw the fabric into this SVG file (needs Graphviz)")->check(output_path());
   cmd->add_flag("--formats", o->formats, "List the source formats and exit");
   cmd->add_option("--simgrid", o->simgrid,
                   "Write the fabric as a SimGrid platform (hosts, switches, links at their rates, every "
-                  "host pair's real route) into this XML file, for SMPI (docs/simgrid.md)");
+                  "host pair's real route) into this XML file, for SMPI (docs/simgrid.md)")->check(output_path());
   cmd->add_option("--simgrid-latency", o->simgrid_latency_us,
                   "Latency of each link (per hop) in the SimGrid platform, microseconds "
                   "(default: the topo_hop_latency_us parameter, 0.1)");

@@ -18,6 +18,11 @@ void add_json_flag(CLI::App &command, bool &json) {
   command.add_flag("--json", json, "Write the result as JSON on stdout");
 }
 
+CLI::Validator output_path() {
+  return CLI::Validator([](std::string &path) { return path.empty() ? std::string("an empty path names no file") : std::string(); },
+                        "");
+}
+
 // Strings from the user (paths, specs) may not be UTF-8: replaced, never an exception.
 void print_json(const nlohmann::json &value) {
   std::cout << value.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';

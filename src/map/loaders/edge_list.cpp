@@ -55,7 +55,7 @@ CommGraph load_edge_list(std::string_view text, const std::string &file) {
   if (!declared && volumes.empty()) throw parse_error(file, cursor.number() ? cursor.number() : 1, "no edges and no 'processes N'");
   CommGraphBuilder builder(static_cast<int>(declared ? declared : highest + 1));
   for (const Volume &v : volumes) builder.add(v.src, v.dst, v.bytes);
-  return builder.build();
+  return builder.build(file);
 }
 
 std::string edge_list_text(const CommGraph &g) {

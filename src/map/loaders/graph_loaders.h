@@ -43,7 +43,8 @@ struct GraphLoadOptions {
 
 /** Loads "FORMAT:PATH" (metis, edges, mtx) or PATH, whose format is taken from
     its extension (.graph/.metis, .edges/.el, .mtx) or a MatrixMarket banner.
-    MatrixMarket input is partitioned into options.parts blocks with METIS. */
+    MatrixMarket input is partitioned into options.parts blocks with METIS;
+    options.parts must be 0 for the other formats. */
 CommGraph load_comm_graph(const std::string &spec, const GraphLoadOptions &options = {});
 
 }  // namespace canopy::map

@@ -49,6 +49,9 @@ CommGraph load_comm_graph(const std::string &spec, const GraphLoadOptions &optio
   }
   std::string text = read_file(path);
   if (format.empty()) format = detect_format(path, std::string_view(text).substr(0, 64));
+  if (format != "mtx" && options.parts != 0)
+    throw Error(CANOPY_ERR_INVALID_ARG, path + ": --parts splits a MatrixMarket matrix's rows; a " + format +
+                                            " graph already has one vertex per process");
   if (format == "metis") return load_metis_graph(text, path);
   if (format == "edges") return load_edge_list(text, path);
   return partitioned_matrix(load_matrix_market(text, path), path, options);

@@ -20,8 +20,9 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-// Only the banner's structure matters here: coordinate storage, any field.
-void check_banner(std::string_view line, const std::string &file) {
+// Only the banner's structure matters here: coordinate storage, any field. Returns
+// the values an entry carries: 0 (pattern), 1 (real, integer) or 2 (complex).
+size_t check_banner(std::string_view line, const std::string &file) {
   std::vector<std::string_view> f = split_fields(line);
   if (f.size() != 5 || lower(f[0]) != "%%matrixmarket" || lower(f[1]) != "matrix")
     throw parse_error(file, 1, "expected '%%MatrixMarket matrix coordinate FIELD SYMMETRY'");
@@ -32,6 +33,7 @@ void check_banner(std::string_view line, const std::string &file) {
     throw parse_error(file, 1, "unknown field '" + printable(f[3]) + "'");
   if (symmetry != "general" && symmetry != "symmetric" && symmetry != "skew-symmetric" && symmetry != "hermitian")
     throw parse_error(file, 1, "unknown symmetry '" + printable(f[4]) + "'");
+  return field == "pattern" ? 0 : field == "complex" ? 2 : 1;
 }
 
 }  // namespace
@@ -40,7 +42,7 @@ CommGraph load_matrix_market(std::string_view text, const std::string &file) {
   LineCursor cursor(text);
   std::string_view line;
   if (!cursor.next(line)) throw parse_error(file, 1, "empty file");
-  check_banner(line, file);
+  size_t values = check_banner(line, file);
   while (cursor.next(line) && (trim(line).empty() || line[0] == '%')) {
   }
   std::vector<std::string_view> f = split_fields(line);
@@ -56,8 +58,11 @@ CommGraph load_matrix_market(std::string_view text, const std::string &file) {
     if (trim(line).empty() || line[0] == '%') continue;
     f = split_fields(line);
     uint64_t i = 0, j = 0;
-    if (f.size() < 2 || f.size() > 4 || !parse_uint(f[0], i, 10) || !parse_uint(f[1], j, 10))
-      throw parse_error(file, cursor.number(), "expected 'ROW COLUMN [VALUE]'");
+    static const char *const kEntry[] = {"ROW COLUMN", "ROW COLUMN VALUE", "ROW COLUMN REAL IMAGINARY"};
+    double value = 0;
+    bool numbers = f.size() == 2 + values && parse_uint(f[0], i, 10) && parse_uint(f[1], j, 10);
+    for (size_t k = 2; numbers && k < f.size(); ++k) numbers = parse_double(f[k], value);
+    if (!numbers) throw parse_error(file, cursor.number(), std::string("expected '") + kEntry[values] + "' (the banner's field)");
     if (i == 0 || j == 0 || i > rows || j > rows)
       throw parse_error(file, cursor.number(), "index out of range (1.." + std::to_string(rows) + ")");
     if (++seen > nnz) throw parse_error(file, cursor.number(), "more entries than the " + std::to_string(nnz) + " announced");
@@ -66,7 +71,7 @@ CommGraph load_matrix_market(std::string_view text, const std::string &file) {
   if (seen < nnz)
     throw parse_error(file, cursor.number(), "the size line announces " + std::to_string(nnz) + " entries, the file has " +
                                                  std::to_string(seen));
-  return builder.build();
+  return builder.build(file);
 }
 
 CommGraph halo_exchange_graph(const CommGraph &matrix, const std::vector<int> &part, int num_parts) {

@@ -2,7 +2,9 @@
 // then one line per vertex: [size] [ncon weights] then neighbours, each followed
 // by its edge weight when fmt's last digit is 1. '%' lines are comments; an empty
 // line is a vertex without neighbours.
+#include <algorithm>
 #include <string>
+#include <utility>
 
 #include "common/error.h"
 #include "common/text.h"
@@ -56,14 +58,17 @@ CommGraph load_metis_graph(std::string_view text, const std::string &file) {
   LineCursor cursor(text);
   std::string_view line;
   if (!next_content_line(cursor, line)) throw parse_error(file, cursor.number() ? cursor.number() : 1, "empty file: no header");
-  Header h = parse_header(line, file, cursor.number());
+  size_t header_line = cursor.number();
+  Header h = parse_header(line, file, header_line);
   size_t skip = (h.sizes ? 1 : 0) + (h.vertex_weights ? h.ncon : 0);
   CommGraphBuilder builder(static_cast<int>(h.n));
-  uint64_t entries = 0;
+  std::vector<std::pair<int, int>> listed;  // (vertex, neighbour it lists), 0-based
+  std::vector<size_t> line_of(h.n);
   for (uint64_t v = 0; v < h.n; ++v) {
     if (!next_content_line(cursor, line))
       throw parse_error(file, cursor.number(), "the header announces " + std::to_string(h.n) + " vertices, the file ends after " +
                                                    std::to_string(v));
+    line_of[v] = cursor.number();
     std::vector<std::string_view> f = split_fields(line);
     size_t step = h.edge_weights ? 2 : 1;
     if (f.size() < skip || (f.size() - skip) % step)
@@ -78,15 +83,29 @@ CommGraph load_metis_graph(std::string_view text, const std::string &file) {
       if (u - 1 == v) throw parse_error(file, cursor.number(), "vertex " + std::to_string(v + 1) + " lists itself as a neighbour");
       // Both ends list each edge: count each direction at half, so an edge weighs what the file says.
       builder.add(static_cast<int>(v), static_cast<int>(u - 1), static_cast<double>(bytes) / 2);
-      ++entries;
+      listed.emplace_back(static_cast<int>(v), static_cast<int>(u - 1));
     }
   }
   while (next_content_line(cursor, line))
     if (!trim(line).empty()) throw parse_error(file, cursor.number(), "more vertex lines than the " + std::to_string(h.n) + " the header announces");
-  if (entries != 2 * h.m)
-    throw parse_error(file, 1, "the header announces " + std::to_string(h.m) + " edges, the vertex lines list " +
-                                   std::to_string(entries) + " neighbour entries (2 per edge expected)");
-  return builder.build();
+  if (listed.size() != 2 * h.m)
+    throw parse_error(file, header_line, "the header announces " + std::to_string(h.m) + " edges, the vertex lines list " +
+                                             std::to_string(listed.size()) + " neighbour entries (2 per edge expected)");
+  // Every listing has its mirror: the listings sorted equal their mirrors sorted.
+  std::vector<std::pair<int, int>> mirrored(listed.size());
+  std::transform(listed.begin(), listed.end(), mirrored.begin(), [](auto e) { return std::make_pair(e.second, e.first); });
+  std::sort(listed.begin(), listed.end());
+  std::sort(mirrored.begin(), mirrored.end());
+  auto [own, mirror] = std::mismatch(listed.begin(), listed.end(), mirrored.begin());
+  if (own != listed.end()) {
+    // The smaller pair is a listing without its mirror: (v, u) when v lists u unanswered, else (u, v) mirrored.
+    auto [v, u] = *own < *mirror ? *own : std::make_pair(mirror->second, mirror->first);
+    throw parse_error(file, line_of[static_cast<size_t>(v)],
+                      "vertex " + std::to_string(v + 1) + " lists " + std::to_string(u + 1) + " as a neighbour, but vertex " +
+                          std::to_string(u + 1) + " does not list " + std::to_string(v + 1) +
+                          " as often (METIS lists every edge at both ends)");
+  }
+  return builder.build(file);
 }
 
 }  // namespace canopy::map

@@ -34,8 +34,9 @@ struct HostfileEntry {
 };
 
 /** The hosts of a host file (one host per line, "host slots=N" and "host:N"
-    accepted, other fields ignored, '#' comments), in file order; no host at all,
-    or a slot count that is not a whole number from 1 to 2^20, is an error. */
+    accepted, other KEY=VALUE fields ignored, '#' comments), in file order; no host at all,
+    a slot count that is not a whole number from 1 to 2^20, or a second word
+    without '=' on a line, is an error. */
 std::vector<HostfileEntry> read_hostfile(std::string_view text, const std::string &file);
 
 /** read_hostfile() resolved against @p topo; unknown hosts are errors with file:line. */
