@@ -26,8 +26,9 @@
 //
 // --analytic-placement N sets the analytic placement of the host groups for the
 // greedy-refined, rt and rb runs (MapOptions::analytic_iterations; default: the
-// library's). With --anneal-moves N, each rt run is followed by a line "moved":
-// rt with the same seed and its host groups annealed (MapOptions::anneal_moves).
+// library's). With --anneal-moves N or --anneal-processes N, each rt run is
+// followed by a line "moved": rt with the same seed, its host groups annealed
+// (MapOptions::anneal_moves) and/or its processes (anneal_process_moves).
 //
 // A last line per instance, algorithm "relaxation", sums the machine's hop
 // count as weighted host cuts (cut_relaxation.h): each cut's fewest bytes found
@@ -71,7 +72,8 @@ struct Options {
   std::string instance, machine, out, seeds;
   int ppn = 0, parts = 0, seed = 1;
   int analytic_iterations = map::kDefaultAnalyticIterations;  // greedy-refined, rt, rb; 0: none
-  int64_t anneal_moves = 0;  // per host, for the "moved" runs; 0: none
+  int64_t anneal_moves = 0;          // per host, for the "moved" runs; 0: none
+  int64_t anneal_process_moves = 0;  // per process, for the "moved" runs; 0: none
 };
 
 // The seeds of --seeds (default: --seed), each a non-negative integer.
@@ -305,12 +307,14 @@ int run(const Options &o) {
     for (int seed : map::seeded_algorithm(name) ? seeds : std::vector<int>{seeds[0]}) {
       options->seed = seed;
       record(name, name, seed, run_in_child(problem, *options, relaxation.cuts()));
-      if (name == "rt" && o.anneal_moves > 0) {
+      if (name == "rt" && (o.anneal_moves > 0 || o.anneal_process_moves > 0)) {
         map::MapOptions annealed = *options;
         annealed.anneal_moves = o.anneal_moves;
+        annealed.anneal_process_moves = o.anneal_process_moves;
         json moved = run_in_child(problem, annealed, relaxation.cuts());
         moved["moved_from"] = name;
         moved["moves_per_host"] = o.anneal_moves;
+        moved["moves_per_process"] = o.anneal_process_moves;
         record("moved", name, seed, std::move(moved));
       }
     }
@@ -341,6 +345,10 @@ int main(int argc, char **argv) {
       ->check(CLI::Range(0, map::kMostAnalyticIterations))->capture_default_str();
   app.add_option("--anneal-moves", o.anneal_moves,
                  "After each rt run, rt again with its host groups annealed, this many moves per host (0: none)")
+      ->check(CLI::Range(int64_t{0}, int64_t{1000000000}));
+  app.add_option("--anneal-processes", o.anneal_process_moves,
+                 "After each rt run, rt again with its processes annealed, this many moves per process (0: none; "
+                 "with --anneal-moves, both in the one run)")
       ->check(CLI::Range(int64_t{0}, int64_t{1000000000}));
   app.add_option("--instance", o.instance, "Instance name for the results")->required();
   app.add_option("--machine", o.machine, "Machine name for the results")->required();

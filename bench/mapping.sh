@@ -33,6 +33,10 @@ Usage: bench/mapping.sh [OPTIONS]
                      iterations); default: canopy map's default; 0: none
   --anneal-moves N   after each rt run, rt again with canopy map's --anneal-moves N (its
                      host groups annealed, N moves per host; slow); default 0: none
+  --anneal-processes N
+                     after each rt run, rt again with canopy map's --anneal-processes N
+                     (its processes annealed, N moves per process; slow; with
+                     --anneal-moves, both in that run); default 0: none
   --out DIR          results and generated inputs (default /tmp/canopy-bench-mapping);
                      inputs are reused, results.jsonl is started afresh
   --build DIR        build directory (default build)
@@ -49,6 +53,7 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(dirname "$HERE")"
 SIZES=256,1024,8192,65536 INSTANCES=stencil7,stencil27,mesh,amr,random MACHINES=fattree,torus,fattree-uneven
 ALGORITHMS=identity,block,greedy,greedy-refined,rt,rb,scotch SEEDS=1 OUT=/tmp/canopy-bench-mapping BUILD="$ROOT/build" ANALYTIC= ANNEAL_MOVES=0
+ANNEAL_PROCESSES=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) SIZES=256,1024; shift; continue ;;
@@ -56,6 +61,7 @@ while [ $# -gt 0 ]; do
     --sizes) SIZES="${2-}" ;; --instances) INSTANCES="${2-}" ;; --machines) MACHINES="${2-}" ;;
     --algorithms) ALGORITHMS="${2-}" ;; --seeds) SEEDS="${2-}" ;; --out) OUT="${2-}" ;; --build) BUILD="${2-}" ;;
     --analytic-placement) ANALYTIC="${2-}" ;; --anneal-moves) ANNEAL_MOVES="${2-}" ;;
+    --anneal-processes) ANNEAL_PROCESSES="${2-}" ;;
     *) echo "mapping.sh: error: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift 2 || { echo "mapping.sh: error: $1 needs a value" >&2; exit 2; }
@@ -154,6 +160,7 @@ for z in range(s):
 [[ "$SEEDS" =~ ^[0-9]+(,[0-9]+)*$ ]] || die "--seeds takes comma-separated non-negative integers (got '$SEEDS')"
 [[ -z "$ANALYTIC" || "$ANALYTIC" =~ ^[0-9]+$ ]] || die "--analytic-placement takes a non-negative integer (got '$ANALYTIC')"
 [[ "$ANNEAL_MOVES" =~ ^[0-9]+$ ]] || die "--anneal-moves takes a non-negative integer (got '$ANNEAL_MOVES')"
+[[ "$ANNEAL_PROCESSES" =~ ^[0-9]+$ ]] || die "--anneal-processes takes a non-negative integer (got '$ANNEAL_PROCESSES')"
 echo "task-mapping benchmark: sizes $SIZES; instances $INSTANCES; machines $MACHINES; algorithms $ALGORITHMS; seeds $SEEDS" >&2
 echo "results: $RESULTS (load average now: $(cut -d' ' -f1-3 /proc/loadavg))" >&2
 for p in ${SIZES//,/ }; do
@@ -169,7 +176,7 @@ for p in ${SIZES//,/ }; do
       read -r graph parts < <(make_graph "$instance" "$p") || { echo "  (could not generate $instance; going on)" >&2; continue; }
       "$BUILD/bin/bench_map" --graph "$graph" --parts "$parts" --fabric "$fabric" --hosts "$hostfile" \
         --node-topology "$node" --algorithms "$algorithms" --seeds "$SEEDS" \
-        ${ANALYTIC:+--analytic-placement "$ANALYTIC"} --anneal-moves "$ANNEAL_MOVES" \
+        ${ANALYTIC:+--analytic-placement "$ANALYTIC"} --anneal-moves "$ANNEAL_MOVES" --anneal-processes "$ANNEAL_PROCESSES" \
         --instance "$instance" --machine "$machine" --out "$RESULTS" ||
         echo "  (bench_map failed on this instance; going on)" >&2
     done

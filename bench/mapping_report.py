@@ -11,8 +11,8 @@ whose metrics the tables show, with the median CPU time over the seeds.
 Writes:
   --csv FILE       one row per run (instance, algorithm, seed), every raw number
   --markdown FILE  hop-bytes and max link load relative to the best baseline,
-                   their spread over the seeds, the per-cut relaxation, rt with
-                   its host groups annealed (when measured), mapping
+                   their spread over the seeds, the per-cut relaxation, rt
+                   annealed (when measured), mapping
                    CPU time and extra memory, and the issue's targets
   --plot-hop-bytes FILE.svg, --plot-time FILE.svg
                    charts (gnuplot), a panel per machine and instance kind over
@@ -21,9 +21,10 @@ Writes:
 The per-cut relaxation (bench_map's "relaxation" line, bench/cut_relaxation.h)
 is the hop-bytes that no mapping beats unless it cuts some level of the machine
 better than METIS and every mapping of the run did; it is not a mapping, so it
-has no CSV row. A "moved" line (bench_map --anneal-moves) is rt with its host
-groups annealed (MapOptions::anneal_moves): a row of the CSV and a table of its
-own, never a column of the others.
+has no CSV row. A "moved" line (bench_map --anneal-moves, --anneal-processes) is
+rt with its host groups and/or its processes annealed (MapOptions::anneal_moves,
+anneal_process_moves): a row of the CSV and a table of its own, never a column of
+the others.
 
 Usage: mapping_report.py RESULTS.jsonl [--csv FILE] [--markdown FILE] [--plot-hop-bytes FILE.svg] [--plot-time FILE.svg]
 """
@@ -154,24 +155,26 @@ def markdown(instances):
                        f"{ratio_cell(bound, scotch['metrics']['hop_bytes'] if ok(scotch) else None)} | "
                        + " | ".join(cells) + " |")
     if any(ok(runs.get("moved")) for runs in instances.values()):
-        out += ["", "### `rt` with its host groups annealed", "",
-                "`canopy map --anneal-moves` (bench_map's option of the same name): after `rt`'s refinement (and "
-                "analytic placement, where it applies), simulated annealing of where its host groups go (moves per "
-                "host), the groups kept whole, then the refinement again; the median over the seeds relative to "
-                "`rt`'s and Scotch's medians, the seconds of the step (its phase, the refinement after it included) "
-                "and the CPU time of the whole mapping, with and without it (medians over the seeds). Below 1 under "
-                "`rt`: hop-bytes `rt` lost placing its groups.", "",
-                "| machine | instance | processes | moves per host | moved ÷ `rt` | moved ÷ `scotch` "
-                "| anneal s | CPU s | `rt` CPU s |", "|" + "---|" * 9]
+        out += ["", "### `rt` annealed", "",
+                "`canopy map --anneal-moves` and `--anneal-processes` (bench_map's options of the same names): after "
+                "`rt`'s refinement (and analytic placement, where it applies), simulated annealing of where its host "
+                "groups go (moves per host; the groups kept whole) and/or of single processes between hosts (moves "
+                "per process), each followed by the refinement again; the median over the seeds relative to `rt`'s "
+                "and Scotch's medians, the seconds of the steps (their phases, the refinements after them included) "
+                "and the CPU time of the whole mapping, with and without them (medians over the seeds). Below 1 "
+                "under `rt`: hop-bytes the annealing found below `rt`.", "",
+                "| machine | instance | processes | moves per host | moves per process | moved ÷ `rt` | moved ÷ `scotch` "
+                "| anneal s | CPU s | `rt` CPU s |", "|" + "---|" * 10]
         for (machine, instance, p), runs in instances.items():
             a = runs.get("moved")
             if not ok(a):
                 continue
             cells = [ratio_cell(a["metrics"]["hop_bytes"], runs[name]["metrics"]["hop_bytes"] if ok(runs.get(name)) else None)
                      for name in ("rt", "scotch")]
-            anneal = f"{a['seconds']['anneal']:.3f}" if "anneal" in a["seconds"] else "—"
+            phases = [a["seconds"][phase] for phase in ("anneal", "anneal-processes") if phase in a["seconds"]]
+            anneal = f"{sum(phases):.3f}" if phases else "—"
             rt_cpu = f"{runs['rt']['seconds']['total_cpu']:.3f}" if ok(runs.get("rt")) else "—"
-            out.append(f"| {machine} | {instance} | {p:,} | {a['moves_per_host']:,} | "
+            out.append(f"| {machine} | {instance} | {p:,} | {a['moves_per_host']:,} | {a.get('moves_per_process', 0):,} | "
                        + " | ".join(cells + [anneal]) + f" | {a['seconds']['total_cpu']:.3f} | {rt_cpu} |")
     seeded = [a for a in present if any(runs[a].get("hop_bytes_range", (0, 0, 1))[2] > 1
                                         for runs in instances.values() if ok(runs.get(a)))]

@@ -74,6 +74,8 @@ const std::vector<ParamDef> kRegistry = {
      "MPI task mapping (greedy, rt, rb) on a fabric with coordinates (torus:) and hosts of equal slots: after the refinement, at most this many iterations of analytic placement of the host groups, as canopy map --analytic-placement; 0: none. Outside 0-1000 an error: the ranks keep their order."},
     {"map_anneal_moves", ParamType::Int, "0",
      "MPI task mapping (greedy, rt, rb): after the refinement, anneal where the host groups go with this many moves per host, as canopy map --anneal-moves; slow (seconds to minutes), 0: none."},
+    {"map_anneal_process_moves", ParamType::Int, "0",
+     "MPI task mapping (greedy, rt, rb): last, anneal single processes between hosts with this many moves per process, as canopy map --anneal-processes; slow (about a second per 10 million moves), 0: none."},
     {"map_fabric", ParamType::String, "",
      "Topology source (as canopy map --fabric takes it) that MPI task mapping loads on rank 0; empty: the job's hosts on a single switch."},
     {"progress_after_s", ParamType::Double, "1",

@@ -164,6 +164,9 @@ JobMapping map_job(const JobMapRequest &request) {
                                             " vertices for " + std::to_string(ranks) + " ranks");
   if (request.anneal_moves < 0)
     throw Error(CANOPY_ERR_INVALID_ARG, "map_anneal_moves " + std::to_string(request.anneal_moves) + " must be 0 or more");
+  if (request.anneal_process_moves < 0)
+    throw Error(CANOPY_ERR_INVALID_ARG,
+                "map_anneal_process_moves " + std::to_string(request.anneal_process_moves) + " must be 0 or more");
   if (request.analytic_iterations < 0 || request.analytic_iterations > kMostAnalyticIterations)
     throw Error(CANOPY_ERR_INVALID_ARG, "map_analytic_iterations " + std::to_string(request.analytic_iterations) +
                                             " must be 0 to " + std::to_string(kMostAnalyticIterations));
@@ -179,6 +182,7 @@ JobMapping map_job(const JobMapRequest &request) {
   MapOptions options;
   options.algorithm = request.algorithm;
   options.anneal_moves = request.anneal_moves;
+  options.anneal_process_moves = request.anneal_process_moves;
   options.analytic_iterations = static_cast<int>(request.analytic_iterations);
   MapResult result = map_processes(problem, options);
   Metrics now = evaluate(problem, slots.slot_of_rank), mapped = evaluate(problem, result.slot_of_process);

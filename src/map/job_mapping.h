@@ -34,6 +34,9 @@ struct JobMapRequest {
   /** Iterations of the host groups' analytic placement after the refinement
       (MapOptions::analytic_iterations; tori), at most kMostAnalyticIterations; 0: none. */
   int64_t analytic_iterations = kDefaultAnalyticIterations;
+  /** Moves per process of the processes' annealing, last (MapOptions::anneal_process_moves;
+      greedy, rt, rb); 0: none. */
+  int64_t anneal_process_moves = 0;
 };
 
 struct JobMapping {
@@ -46,7 +49,7 @@ struct JobMapping {
     order (mapped = false) when the mapping is not strictly better than the
     current placement (hop-bytes, then cross-socket bytes). Throws Error for bad
     input: an unknown algorithm, a fabric that cannot be loaded or lacks a host,
-    rb without coordinates, a negative anneal_moves, an analytic_iterations out of
+    rb without coordinates, a negative anneal_moves or anneal_process_moves, an analytic_iterations out of
     0..kMostAnalyticIterations. */
 JobMapping map_job(const JobMapRequest &request);
 

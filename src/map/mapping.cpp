@@ -358,11 +358,12 @@ std::vector<int> canopy_placement(const Problem &p, const MapOptions &o, MapResu
     report(o.progress, "refinement: process swaps between hosts");
     host_of = refine_with_guard(padded, m, std::move(host_of), result);
   }
-  // Steps that move whole host groups, each refined after and kept only if lower on the
-  // one-way hop counts the metrics use (they average both ways) by more than it loads
-  // the busiest link, each relative to before (as auto weighs groupings): a group keeps
-  // its host's link, but the links above the hosts may get busier. One that moved
-  // nothing costs no refinement.
+  // Steps that move whole host groups (and last, on request, single processes), each
+  // refined after and kept only if lower on the one-way hop counts the metrics use (they
+  // average both ways) by more than it loads the busiest link, each relative to before (as
+  // auto weighs groupings): a group keeps its host's link, and the processes' annealing
+  // keeps every host's under the busiest one, but the links above the hosts may get
+  // busier. One that moved nothing costs no refinement.
   double hop_bytes = -1, busiest_link = -1;  // host_of's, computed when a step first needs them
   auto group_step = [&](const char *phase, auto &&step) {
     auto start = Clock::now();
@@ -392,6 +393,10 @@ std::vector<int> canopy_placement(const Problem &p, const MapOptions &o, MapResu
   if (o.anneal_moves > 0)
     group_step("anneal", [&](std::vector<int> &h) {
       anneal_host_groups(padded, m, h, o.anneal_moves, static_cast<uint64_t>(o.seed), o.progress);
+    });
+  if (o.anneal_process_moves > 0)
+    group_step("anneal-processes", [&](std::vector<int> &h) {
+      anneal_processes(padded, m, h, o.anneal_process_moves, static_cast<uint64_t>(o.seed), o.progress);
     });
   auto intra_start = Clock::now();
   result.intra_node = o.intra_node && m.node().has_value();
@@ -433,11 +438,12 @@ std::string group_steps_text(const MapResult &r) {
   auto step = [&](const std::string &phase, const char *kept, const std::string &name) {
     if (!r.seconds.count(phase)) return;
     bool moved = std::find(r.moved_groups.begin(), r.moved_groups.end(), phase) != r.moved_groups.end();
-    text += (text.empty() ? "" : ", ") + (moved ? kept : name + " of the host groups found nothing to keep");
+    text += (text.empty() ? "" : ", ") + (moved ? kept : name + " found nothing to keep");
   };
-  step("analytic", "host groups placed analytically", "analytic placement");
-  step("tabu", "host groups placed by tabu search", "tabu search");
-  step("anneal", "host groups annealed", "annealing");
+  step("analytic", "host groups placed analytically", "analytic placement of the host groups");
+  step("tabu", "host groups placed by tabu search", "tabu search of the host groups");
+  step("anneal", "host groups annealed", "annealing of the host groups");
+  step("anneal-processes", "processes annealed", "annealing of the processes");
   return text;
 }
 

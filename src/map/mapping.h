@@ -105,6 +105,12 @@ struct MapOptions {
       many moves per host (placement_steps.h: anneal_host_groups), then refine again.
       Never more hop-bytes than without; slow (seconds to minutes); 0: none. */
   int64_t anneal_moves = 0;
+  /** greedy, rt, rb: last, anneal single processes between hosts with this many
+      moves per process (placement_steps.h: anneal_processes), then refine again;
+      kept as the steps that move host groups are. Never more hop-bytes than
+      without; slow (about a second per 10 million moves, and on a degree-8 graph
+      thousands of moves per process pay); 0: none. */
+  int64_t anneal_process_moves = 0;
   /** greedy, rt, rb on machines with coordinates and equal slots: after the
       refinement, this many iterations of analytic placement of the host groups
       (placement_steps.h: place_host_groups_analytically), then refine again;
@@ -123,14 +129,15 @@ struct MapResult {
   std::string target;         // scotch: the Scotch target architecture used ("" otherwise)
   bool intra_node = false;    // intra-node mapping was applied
   std::string refined_from;   // "" without refinement; else the start the result came from ("rt", "identity", ...)
-  /** The steps that moved host groups (MapOptions::analytic_iterations; with
-      MapOptions::refine on at most kTabuSearchMostHosts hosts of equal slots, tabu
-      search; anneal_moves) and whose placement was kept, in order: "analytic",
-      "tabu", "anneal". A step that ran (it has its phase in seconds) but is missing
+  /** The steps after the refinement that moved host groups (MapOptions::analytic_iterations;
+      with MapOptions::refine on at most kTabuSearchMostHosts hosts of equal slots, tabu
+      search; anneal_moves) or single processes (anneal_process_moves) and whose
+      placement was kept, in order: "analytic", "tabu", "anneal", "anneal-processes". A step that ran (it has its phase in seconds) but is missing
       here found nothing to keep: no fewer hop-bytes, or fewer at the cost of a busiest
       link that rose more (each relative to before). */
   std::vector<std::string> moved_groups;
-  /** Wall time per phase ("partition", "tree", "map", "refine", "analytic", "tabu", "anneal", "intra", "total"),
+  /** Wall time per phase ("partition", "tree", "map", "refine", "analytic", "tabu", "anneal", "anneal-processes",
+      "intra", "total"),
       and "total_cpu": the process's CPU time for the whole mapping. */
   std::map<std::string, double> seconds;
 };
@@ -142,9 +149,9 @@ const std::vector<std::string> &algorithm_names();
     (METIS), scotch. Greedy, identity and block place the same for any seed. */
 bool seeded_algorithm(const std::string &algorithm);
 
-/** What the steps that move host groups did, for logs: "host groups placed
-    analytically", "annealing of the host groups found nothing to keep", ... joined by
-    ", "; "" when none ran. */
+/** What the steps after the refinement did, for logs: "host groups placed
+    analytically", "annealing of the host groups found nothing to keep", "processes
+    annealed", ... joined by ", "; "" when none ran. */
 std::string group_steps_text(const MapResult &result);
 
 /** Maps the processes of @p problem. Throws Error(INVALID_ARG) for an unknown

@@ -57,6 +57,24 @@ double refine_hosts(const CommGraph &graph, const Machine &machine, std::vector<
 double anneal_host_groups(const CommGraph &graph, const Machine &machine, std::vector<int> &host_of,
                           int64_t moves_per_host, uint64_t seed, const ProgressFn &progress = {});
 
+/** Simulated annealing of single processes between hosts, which changes which
+    processes share a host as well as where they sit. moves_per_process x (the
+    vertices with edges) moves, each swapping a vertex with any vertex (a free
+    slot's too) on the host of one of its partners; the cost is bytes x hops (a
+    pair's hops averaged over its two directions). As in refine_hosts, no swap takes
+    a host's off_node_bytes above the busiest host's at the start (unconstrained, the
+    annealing buys hop-bytes with a busier host link). The temperature starts at three
+    times the mean bytes of an edge and falls linearly to 0, so the last moves only
+    descend; @p host_of is left where the annealing ends, which may cost more than
+    the start (the caller keeps whichever is lower). Deterministic for a @p seed;
+    @p progress is told each tenth of the moves. Returns the cost removed (negative
+    when it rose). Where every group talks to many others (random graphs), or on
+    few hosts, it finds placements below the tree walk's and below the best cut of
+    each level METIS finds (docs/mapping-history.md); it costs about 0.1 us a move
+    on few hosts and a degree-8 graph needs thousands of moves per process. */
+double anneal_processes(const CommGraph &graph, const Machine &machine, std::vector<int> &host_of,
+                        int64_t moves_per_process, uint64_t seed, const ProgressFn &progress = {});
+
 /** Whether place_host_groups_analytically can move anything on @p machine: at
     least two hosts, with coordinates (tori and meshes) and equal slots. */
 bool analytic_placement_applies(const Machine &machine);

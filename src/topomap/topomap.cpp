@@ -152,7 +152,7 @@ Decision decide_on_root(const Gathered &g, const std::string &algorithm, int siz
     mapping = map::map_job({g.hosts, builder.build(), param_string("map_fabric"), node,
                             algorithm.empty() ? param_string("map_algorithm") : algorithm,
                             node == "live" ? g.core : std::vector<int>{}, param_int("map_anneal_moves"),
-                            param_int("map_analytic_iterations")});
+                            param_int("map_analytic_iterations"), param_int("map_anneal_process_moves")});
   });
   d.message = d.status == CANOPY_SUCCESS ? mapping.summary : canopy_last_error();
   d.mapped = d.status == CANOPY_SUCCESS && mapping.mapped;

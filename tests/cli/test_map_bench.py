@@ -11,9 +11,9 @@ across the machine's host cuts, weighted, add up to its hop-bytes on the real
 routes (forwarding tables, dimension order), the per-cut relaxation is below
 every mapping, the two charts are drawn, a machine whose hop counts are not
 made of cuts gets no relaxation, a bad --seeds is refused,
---analytic-placement reaches every rt run, and with --anneal-moves each rt run
-is followed by rt with its host groups annealed, never above it, in a table of
-the report.
+--analytic-placement reaches every rt run, and with --anneal-moves and
+--anneal-processes each rt run is followed by rt with its host groups and its
+processes annealed, never above it, in a table of the report.
 
 Usage: test_map_bench.py BUILD_DIR SOURCE_DIR"""
 import csv
@@ -168,7 +168,8 @@ def test_group_steps_probe():
                     "--seed", "1", "-o", graph], check=True)
     results = os.path.join(TMP, "moved.jsonl")
     lines, r = bench_map_on_torus(graph, torus, hosts, results, "--ppn", "16", "--algorithms", "identity,rt", "--seeds",
-                                  "1,2", "--analytic-placement", "5", "--anneal-moves", "2000", "--instance", "amr",
+                                  "1,2", "--analytic-placement", "5", "--anneal-moves", "2000", "--anneal-processes", "500",
+                                  "--instance", "amr",
                                   "--machine", "t4")
     rt = {x["seed"]: x for x in lines if x["algorithm"] == "rt"}
     moved = {x["seed"]: x for x in lines if x["algorithm"] == "moved"}
@@ -176,15 +177,15 @@ def test_group_steps_probe():
     for seed, a in moved.items():
         check(f"group steps seed {seed}: rt placed analytically, and annealed on its moved line, each step timed",
               "analytic" in rt[seed].get("seconds", {}) and "moved_groups" in rt[seed]
-              and a.get("moved_from") == "rt" and a.get("moves_per_host") == 2000
-              and {"analytic", "anneal"} <= set(a.get("seconds", {})), (rt[seed], a))
+              and a.get("moved_from") == "rt" and a.get("moves_per_host") == 2000 and a.get("moves_per_process") == 500
+              and {"analytic", "anneal", "anneal-processes"} <= set(a.get("seconds", {})), (rt[seed], a))
         check(f"group steps seed {seed}: never above rt", a["metrics"]["hop_bytes"] <= rt[seed]["metrics"]["hop_bytes"],
               (a["metrics"]["hop_bytes"], rt[seed]["metrics"]["hop_bytes"]))
     tables = os.path.join(TMP, "moved.md")
     subprocess.run([sys.executable, os.path.join(SOURCE, "bench/mapping_report.py"), results, "--markdown", tables], check=True)
-    row = [line for line in open(tables) if line.startswith("| t4 | amr | 256 | 2,000 |")]
+    row = [line for line in open(tables) if line.startswith("| t4 | amr | 256 | 2,000 | 500 |")]
     check("group steps: the report's table has the instance's row", len(row) == 1, open(tables).read()[-800:])
-    for option in ("--analytic-placement", "--anneal-moves"):
+    for option in ("--analytic-placement", "--anneal-moves", "--anneal-processes"):
         bad = subprocess.run([os.path.join(SOURCE, "bench/mapping.sh"), option, "-1", "--build", BUILD, "--out",
                               os.path.join(TMP, "bad")], capture_output=True, text=True, timeout=60)
         check(f"mapping.sh refuses a bad {option}", bad.returncode != 0 and option in bad.stderr, bad.stderr[-300:])

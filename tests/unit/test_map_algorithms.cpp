@@ -556,6 +556,32 @@ TEST(Annealing, MovesWholeGroupsBetweenEqualHostsAndNeverRaisesTheCost) {
   }
 }
 
+// Annealing single processes swaps them between hosts (free slots included), so
+// every host keeps as many vertices; what it reports removed is exactly the change
+// of inter_node_hop_bytes, which from a random placement falls; the same seed
+// anneals the same way.
+TEST(Annealing, ProcessesSwapBetweenHostsAndReportTheChangeExactly) {
+  for (unsigned seed = 1; seed <= 20; ++seed) {
+    auto topo = seed % 2 ? test::fat_tree(6, 5, 3) : test::torus({4, 4, 2});
+    std::vector<int> hosts = all_hosts(*topo, seed), slots;
+    for (size_t i = 0; i < hosts.size(); ++i) slots.push_back(seed % 3 ? 2 : 1 + static_cast<int>(i % 2) * 2);
+    Machine m(topo, hosts, slots);
+    CommGraph g = test::random_graph(m.num_slots() - 3, 3 * m.num_slots(), seed).padded(m.num_slots());
+    std::vector<int> placed = slot_hosts(m);
+    std::shuffle(placed.begin(), placed.end(), std::mt19937(seed));
+    double cost = inter_node_hop_bytes(g, m, placed);
+    std::vector<int> moved = placed, again = placed;
+    double removed = anneal_processes(g, m, moved, 300, seed);
+    anneal_processes(g, m, again, 300, seed);
+    EXPECT_EQ(moved, again) << "seed " << seed;
+    EXPECT_GT(removed, 0) << "seed " << seed;
+    EXPECT_NEAR(inter_node_hop_bytes(g, m, moved), cost - removed, 1e-9 * cost) << "seed " << seed;
+    std::vector<int> held(static_cast<size_t>(m.num_hosts()), 0);
+    for (int h : moved) ++held[static_cast<size_t>(h)];
+    for (int h = 0; h < m.num_hosts(); ++h) EXPECT_EQ(held[static_cast<size_t>(h)], m.slots(h)) << "seed " << seed;
+  }
+}
+
 // Analytic placement moves whole host groups between hosts too, where the
 // hosts have coordinates and equal slots, one group a host; the cost never
 // rises and, from a stencil's blocks placed on hosts scattered over a torus,
@@ -639,32 +665,37 @@ TEST(TabuSearch, LaysARingOfGroupsOnNeighbouringHosts) {
   }
 }
 
-// A step that moves host groups is kept only if it lowers hop-bytes by more than
+// A step after the refinement is kept only if it lowers hop-bytes by more than
 // it loads the busiest link, each relative to the placement before it. On fat
-// trees, where groups moved between leaves load the links above the hosts,
-// annealing (the one group step an option turns off) is kept on some random
-// graphs and refused where that rule says so.
-TEST(MappingProperties, GroupStepsDoNotBuyHopBytesWithABusierLink) {
-  int kept = 0;
-  for (unsigned seed = 1; seed <= 30; ++seed) {
-    auto topo = test::fat_tree(6, 5, 3);
-    Problem p = problem_on(topo, all_hosts(*topo, seed), 2, test::random_graph(60, 150, seed));
-    MapOptions plain;
-    plain.seed = static_cast<int>(seed);
-    MapOptions annealed = plain;
-    annealed.anneal_moves = 500;
-    MapResult before = map_processes(p, plain), after = map_processes(p, annealed);
-    const std::vector<std::string> &moved = after.moved_groups;
-    if (std::find(moved.begin(), moved.end(), "anneal") == moved.end()) {
-      EXPECT_EQ(after.slot_of_process, before.slot_of_process) << "seed " << seed;
-      continue;
+// trees, where groups moved between leaves load the links above the hosts, each
+// annealing (the steps an option turns on: host groups, single processes) is
+// kept on some random graphs and refused where that rule says so.
+TEST(MappingProperties, StepsAfterTheRefinementDoNotBuyHopBytesWithABusierLink) {
+  for (const char *phase : {"anneal", "anneal-processes"}) {
+    int kept = 0;
+    for (unsigned seed = 1; seed <= 30; ++seed) {
+      auto topo = test::fat_tree(6, 5, 3);
+      bool procs = std::string(phase) != "anneal";
+      Problem p = procs ? problem_on(topo, all_hosts(*topo, seed), 8, test::random_graph(240, 960, seed))
+                        : problem_on(topo, all_hosts(*topo, seed), 2, test::random_graph(60, 150, seed));
+      MapOptions plain;
+      plain.seed = static_cast<int>(seed);
+      MapOptions annealed = plain;
+      (std::string(phase) == "anneal" ? annealed.anneal_moves : annealed.anneal_process_moves) = 500;
+      MapResult before = map_processes(p, plain), after = map_processes(p, annealed);
+      EXPECT_EQ(after.seconds.count(phase), 1u) << phase << " seed " << seed;
+      const std::vector<std::string> &moved = after.moved_groups;
+      if (std::find(moved.begin(), moved.end(), phase) == moved.end()) {
+        EXPECT_EQ(after.slot_of_process, before.slot_of_process) << phase << " seed " << seed;
+        continue;
+      }
+      ++kept;
+      Metrics b = evaluate(p, before.slot_of_process), a = evaluate(p, after.slot_of_process);
+      EXPECT_LT(a.hop_bytes, b.hop_bytes) << phase << " seed " << seed;
+      EXPECT_LT(a.hop_bytes / b.hop_bytes + a.max_link_bytes / b.max_link_bytes, 2) << phase << " seed " << seed;
     }
-    ++kept;
-    Metrics b = evaluate(p, before.slot_of_process), a = evaluate(p, after.slot_of_process);
-    EXPECT_LT(a.hop_bytes, b.hop_bytes) << "seed " << seed;
-    EXPECT_LT(a.hop_bytes / b.hop_bytes + a.max_link_bytes / b.max_link_bytes, 2) << "seed " << seed;
+    EXPECT_GT(kept, 0) << phase;
   }
-  EXPECT_GT(kept, 0);
 }
 
 TEST(MappingProperties, SameSeedSameMapping) {

@@ -214,11 +214,12 @@ CommGraph graded_mesh(int n, int k, unsigned seed) {
   return b.build();
 }
 
-// MPI task mapping moves the host groups as canopy map does (map_anneal_moves,
-// map_analytic_iterations, the latter by default): each lowers what the walk and
-// the refinement's process swaps leave where it pays, and the summary says so.
-// Annealing: a random graph of 2 ranks per host on a 4x4x5 torus (more hosts than
-// the tabu search takes on, which would leave annealing little to find). Analytic
+// MPI task mapping moves the host groups and the processes as canopy map does
+// (map_anneal_moves, map_analytic_iterations, the latter by default,
+// map_anneal_process_moves): each lowers what the walk and the refinement's
+// process swaps leave where it pays, and the summary says so. Annealing: a
+// random graph of 2 ranks per host on a 4x4x5 torus (more hosts than the tabu
+// search takes on, which would leave annealing little to find). Analytic
 // placement: an unstructured mesh of one rank per host on an 8x8x8 torus.
 TEST(JobMapping, MovesTheHostGroupsOnRequest) {
   auto [small, small_hosts] = torus_file("small", {4, 4, 5});
@@ -233,12 +234,15 @@ TEST(JobMapping, MovesTheHostGroupsOnRequest) {
     std::string fabric;
     int64_t anneal_moves;
     int64_t analytic_iterations;
+    int64_t anneal_process_moves;
     const char *says;
   };
-  for (const Case &c : {Case{two_per_host, random, small, 2000, 0, "host groups annealed"},
-                        Case{large_hosts, mesh, large, 0, 10, "host groups placed analytically"}}) {
+  for (const Case &c : {Case{two_per_host, random, small, 2000, 0, 0, "host groups annealed"},
+                        Case{large_hosts, mesh, large, 0, 10, 0, "host groups placed analytically"},
+                        Case{two_per_host, random, small, 0, 0, 20000, "processes annealed"}}) {
     JobMapping plain = map_job({c.hosts, c.graph, c.fabric, "", "rt", {}, 0, 0});
-    JobMapping moved = map_job({c.hosts, c.graph, c.fabric, "", "rt", {}, c.anneal_moves, c.analytic_iterations});
+    JobMapping moved =
+        map_job({c.hosts, c.graph, c.fabric, "", "rt", {}, c.anneal_moves, c.analytic_iterations, c.anneal_process_moves});
     ASSERT_TRUE(plain.mapped && moved.mapped) << plain.summary << "\n" << moved.summary;
     EXPECT_TRUE(is_permutation(moved.new_rank));
     EXPECT_LT(hop_bytes_after(moved), hop_bytes_after(plain)) << plain.summary << "\n" << moved.summary;

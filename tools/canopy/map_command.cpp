@@ -27,7 +27,7 @@ struct MapCommandOptions {
   std::string graph, fabric, hosts, node, algorithm = "rt", tree = "auto", groups = "auto";
   std::string rankfile, slurm_hostfile, machinefile, permutation, process_graph, heatmap, draw_load;
   int ppn = 0, parts = 0, seed = 1;
-  int64_t anneal_moves = 0;
+  int64_t anneal_moves = 0, anneal_process_moves = 0;
   int analytic_iterations = map::kDefaultAnalyticIterations;
   bool no_intra = false, no_refine = false, json = false;
 };
@@ -111,6 +111,7 @@ int run_map(const MapCommandOptions &o) {
   options.refine = !o.no_refine;
   options.seed = o.seed;
   options.anneal_moves = o.anneal_moves;
+  options.anneal_process_moves = o.anneal_process_moves;
   options.analytic_iterations = o.analytic_iterations;
   options.progress = progress.fn();
   progress.stage("mapping " + std::to_string(problem.graph.num_vertices()) + " processes with " + o.algorithm);
@@ -183,6 +184,13 @@ CommandRunner add_map_command(CLI::App &app) {
                   "takes seconds at 8,192 processes, a minute or more at 65,536; pays on irregular graphs on tori "
                   "(7-15% fewer hop-bytes on unstructured meshes without --analytic-placement, which finds most of "
                   "that), little on fat trees. Default 0: none")
+      ->check(CLI::Range(int64_t{0}, int64_t{1000000000}));
+  cmd->add_option("--anneal-processes", o->anneal_process_moves,
+                  "greedy/rt/rb: last, anneal single processes between hosts (each swapped towards a partner's host) "
+                  "with N moves per process, then refine again; kept as --analytic-placement is. It changes which "
+                  "processes share a host too, and pays where host groups talk to many others or on few hosts "
+                  "(random graphs and meshes at 256-1,024 processes; docs/mapping.md); about a second per 10 million "
+                  "moves. Default 0: none")
       ->check(CLI::Range(int64_t{0}, int64_t{1000000000}));
   cmd->add_flag("--no-intra", o->no_intra, "Skip intra-node mapping");
   cmd->add_flag("--no-refine", o->no_refine,
