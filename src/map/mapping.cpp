@@ -365,7 +365,7 @@ std::vector<int> canopy_placement(const Problem &p, const MapOptions &o, MapResu
   // keeps every host's under the busiest one, but the links above the hosts may get
   // busier. One that moved nothing costs no refinement.
   double hop_bytes = -1, busiest_link = -1;  // host_of's, computed when a step first needs them
-  auto group_step = [&](const char *phase, auto &&step) {
+  auto placement_step = [&](const char *phase, auto &&step) {
     auto start = Clock::now();
     std::vector<int> moved = host_of;
     step(moved);
@@ -385,17 +385,17 @@ std::vector<int> canopy_placement(const Problem &p, const MapOptions &o, MapResu
     result.seconds[phase] = seconds_since(start);
   };
   if (o.analytic_iterations > 0 && analytic_placement_applies(m))
-    group_step("analytic", [&](std::vector<int> &h) {
+    placement_step("analytic", [&](std::vector<int> &h) {
       place_host_groups_analytically(padded, m, h, o.analytic_iterations, o.progress);
     });
   if (o.refine && tabu_search_applies(m))
-    group_step("tabu", [&](std::vector<int> &h) { tabu_search_host_groups(padded, m, h, static_cast<uint64_t>(o.seed)); });
+    placement_step("tabu", [&](std::vector<int> &h) { tabu_search_host_groups(padded, m, h, static_cast<uint64_t>(o.seed)); });
   if (o.anneal_moves > 0)
-    group_step("anneal", [&](std::vector<int> &h) {
+    placement_step("anneal", [&](std::vector<int> &h) {
       anneal_host_groups(padded, m, h, o.anneal_moves, static_cast<uint64_t>(o.seed), o.progress);
     });
   if (o.anneal_process_moves > 0)
-    group_step("anneal-processes", [&](std::vector<int> &h) {
+    placement_step("anneal-processes", [&](std::vector<int> &h) {
       anneal_processes(padded, m, h, o.anneal_process_moves, static_cast<uint64_t>(o.seed), o.progress);
     });
   auto intra_start = Clock::now();

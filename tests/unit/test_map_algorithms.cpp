@@ -537,15 +537,21 @@ void expect_nothing_moved(const Machine &m, Step step) {
   EXPECT_EQ(placed, host_of);
 }
 
+// The annealings' machines: a fat tree or a torus by @p seed, scattered hosts of
+// 2 slots, or of 1 and 3 in turn.
+Machine annealing_machine(unsigned seed) {
+  auto topo = seed % 2 ? test::fat_tree(6, 5, 3) : test::torus({4, 4, 2});
+  std::vector<int> hosts = all_hosts(*topo, seed), slots;
+  for (size_t i = 0; i < hosts.size(); ++i) slots.push_back(seed % 3 ? 2 : 1 + static_cast<int>(i % 2) * 2);
+  return Machine(topo, hosts, slots);
+}
+
 // Annealing the host groups moves whole groups between hosts of as many slots;
 // the cost (symmetric hops here) never rises and, from groups placed at random,
 // falls; the same seed anneals the same way.
 TEST(Annealing, MovesWholeGroupsBetweenEqualHostsAndNeverRaisesTheCost) {
   for (unsigned seed = 1; seed <= 20; ++seed) {
-    auto topo = seed % 2 ? test::fat_tree(6, 5, 3) : test::torus({4, 4, 2});
-    std::vector<int> hosts = all_hosts(*topo, seed), slots;
-    for (size_t i = 0; i < hosts.size(); ++i) slots.push_back(seed % 3 ? 2 : 1 + static_cast<int>(i % 2) * 2);
-    Machine m(topo, hosts, slots);
+    Machine m = annealing_machine(seed);
     CommGraph random = test::random_graph(m.num_slots(), 3 * m.num_slots(), seed);
     std::vector<int> placed = slot_hosts(m);
     std::shuffle(placed.begin(), placed.end(), std::mt19937(seed));
@@ -562,10 +568,7 @@ TEST(Annealing, MovesWholeGroupsBetweenEqualHostsAndNeverRaisesTheCost) {
 // anneals the same way.
 TEST(Annealing, ProcessesSwapBetweenHostsAndReportTheChangeExactly) {
   for (unsigned seed = 1; seed <= 20; ++seed) {
-    auto topo = seed % 2 ? test::fat_tree(6, 5, 3) : test::torus({4, 4, 2});
-    std::vector<int> hosts = all_hosts(*topo, seed), slots;
-    for (size_t i = 0; i < hosts.size(); ++i) slots.push_back(seed % 3 ? 2 : 1 + static_cast<int>(i % 2) * 2);
-    Machine m(topo, hosts, slots);
+    Machine m = annealing_machine(seed);
     CommGraph g = test::random_graph(m.num_slots() - 3, 3 * m.num_slots(), seed).padded(m.num_slots());
     std::vector<int> placed = slot_hosts(m);
     std::shuffle(placed.begin(), placed.end(), std::mt19937(seed));
