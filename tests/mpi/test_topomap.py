@@ -8,8 +8,9 @@ Scenarios (NP ranks, the process grid, the hosts the ranks pretend to be on, the
                     each vertex's (the app checks), and the log shows the decision
   general_npN       the same through MPI_Dist_graph_create, unweighted
   uneven_np8        halo_np8 with 3 ranks on one host and 5 on the other: mapped, each host keeping its count
-  group_steps_np8   halo_np8 with CANOPY_MAP_ANNEAL_MOVES=5 (two hosts on the tree), then on two hosts
-                    of a ring torus CANOPY_MAP_ANALYTIC_ITERATIONS=5, unset (on by default there) and 0:
+  group_steps_np8   halo_np8 with CANOPY_MAP_ANNEAL_MOVES=5 and CANOPY_MAP_ANNEAL_PROCESS_MOVES=5 (two
+                    hosts on the tree), then on two hosts of a ring torus
+                    CANOPY_MAP_ANALYTIC_ITERATIONS=5, unset (on by default there) and 0:
                     the decision says the step ran and found nothing, or with 0 does not mention it;
                     with -1 (and 1001 iterations), a warning and the ranks' order
   single_switch_npN no map_fabric: the single-switch model still gathers neighbours on a host
@@ -145,6 +146,8 @@ def main():
         analytic_found_nothing = "analytic placement of the host groups found nothing to keep"
         for variable, fabric, hosts, says, bad in (
                 ("CANOPY_MAP_ANNEAL_MOVES", tree, None, "annealing of the host groups found nothing to keep", ["-1"]),
+                ("CANOPY_MAP_ANNEAL_PROCESS_MOVES", tree, None, "annealing of the processes found nothing to keep",
+                 ["-1"]),
                 ("CANOPY_MAP_ANALYTIC_ITERATIONS", ring, on_ring, analytic_found_nothing, ["-1", "1001"])):
             halo(np_, [], fabric, True, hosts=hosts, decision_says=says, extra_env={variable: "5"})
             for value in bad:
