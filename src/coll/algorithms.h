@@ -69,6 +69,12 @@ bool has_implementation(Collective coll, const std::string &name);
     hierarchical algorithms. Throws Error(INVALID_ARG) for another name. */
 void flat_bcast(const CollConfig &config, const std::string &name, MPI_Comm comm, char *buf, size_t bytes, int root);
 bool is_flat_bcast(const std::string &name);
+/** Throws Error(INVALID_ARG) naming the parameter when an algorithm the hierarchical algorithms
+    run inside (coll_bcast_inter_algorithm, coll_bcast_intra_algorithm,
+    coll_allgather_inter_algorithm, coll_reduce_inter_algorithm, coll_allreduce_inter_algorithm)
+    is not one: checked as a communicator's hierarchy is built, so that a bad value sends every
+    call to PMPI_* as any other bad parameter does, instead of failing inside a collective. */
+void check_inner_algorithms(const CollConfig &config);
 /** Bcast inside @p h's node from node rank @p root: coll_bcast_intra_algorithm (shm or flat). */
 void intra_node_bcast(Hierarchy &h, char *buf, size_t bytes, int root);
 

@@ -81,12 +81,7 @@ void bcast_shm(Hierarchy &h, char *buf, size_t bytes, int root) {
 // has the data), then the node leaders, then every other node from its leader.
 void bcast_two_level(Hierarchy &h, char *buf, size_t bytes, int root) {
   int root_node = h.node_of[root];
-  // Check both names on every rank before any traffic: a leader failing alone would leave
-  // its node waiting forever.
-  const std::string &inter = h.config.bcast_inter_algorithm, &intra = h.config.bcast_intra_algorithm;
-  if (!is_flat_bcast(inter) || (intra != "shm" && !is_flat_bcast(intra)))
-    throw Error(CANOPY_ERR_INVALID_ARG, "two_level: coll_bcast_inter_algorithm '" + inter +
-                                            "' or coll_bcast_intra_algorithm '" + intra + "' is not a flat bcast");
+  const std::string &inter = h.config.bcast_inter_algorithm;  // both names checked with the hierarchy
   if (h.node_index == root_node) intra_node_bcast(h, buf, bytes, h.local_rank_of[root]);
   if (h.leaders != MPI_COMM_NULL) flat_bcast(h.config, inter, h.leaders, buf, bytes, root_node);
   if (h.node_index != root_node) intra_node_bcast(h, buf, bytes, 0);

@@ -5,6 +5,7 @@
 #include <mutex>
 #include <optional>
 
+#include "coll/algorithms.h"
 #include "coll/p2p.h"
 #include "coll/plan/layout.h"
 #include "common/error.h"
@@ -44,27 +45,14 @@ int hostmap_color(const std::string &path) {
   return index.at(mine);
 }
 
-void build_node(Hierarchy &h) {
+// @p host_color: this rank's host in the host map, or -1 without one.
+void build_node(Hierarchy &h, int host_color) {
   MPI_Comm shared = MPI_COMM_NULL;
   check_mpi(PMPI_Comm_split_type(h.comm, MPI_COMM_TYPE_SHARED, h.rank, MPI_INFO_NULL, &shared),
             "MPI_Comm_split_type");
-  if (const std::string &path = h.config.hostmap; !path.empty()) {
-    // Every rank learns whether every rank found its host, so that all of them fall back together
-    // instead of the others waiting in the split for the one that could not.
-    int color = 0, failed = 0, any_failed = 0;
-    std::optional<Error> error;
-    try {
-      color = hostmap_color(path);
-    } catch (const Error &e) {
-      failed = 1, error = e;
-    }
-    check_mpi(PMPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, h.comm), "MPI_Allreduce");
-    if (any_failed) {
-      free_comm(shared);
-      throw failed ? *error : Error(CANOPY_ERR_INVALID_ARG, path + ": another rank found no host in the host map");
-    }
+  if (host_color >= 0) {
     // A listed host is a subset of a real shared-memory domain, so segments still work.
-    split(shared, color, h.rank, &h.node);
+    split(shared, host_color, h.rank, &h.node);
     free_comm(shared);
   } else {
     h.node = shared;
@@ -144,12 +132,28 @@ void build_groups(Hierarchy &h) {
 
 std::unique_ptr<Hierarchy> build(MPI_Comm comm) {
   auto h = std::make_unique<Hierarchy>();
-  h->config = CollConfig::from_params();  // before any traffic: a bad parameter fails every rank alike
+  // The parameters (the tuning file among them) and the host map, read before any other
+  // traffic. Ranks may see different files (a node without the tuning file, a host map one rank
+  // short), so every rank learns whether every rank could, and all fall back together instead
+  // of the others waiting in a split for the one that could not.
+  int host_color = -1, failed = 0, any_failed = 0;
+  std::optional<Error> error;
+  try {
+    h->config = CollConfig::from_params();
+    check_inner_algorithms(h->config);
+    if (!h->config.hostmap.empty()) host_color = hostmap_color(h->config.hostmap);
+  } catch (const Error &e) {
+    failed = 1, error = e;
+  }
+  check_mpi(PMPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, comm), "MPI_Allreduce");
+  if (any_failed)
+    throw failed ? *error
+                 : Error(CANOPY_ERR_INVALID_ARG, "another rank could not read its parameters or host map (its log says why)");
   check_mpi(PMPI_Comm_dup(comm, &h->comm), "MPI_Comm_dup");
   check_mpi(PMPI_Comm_set_errhandler(h->comm, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
   check_mpi(PMPI_Comm_rank(h->comm, &h->rank), "MPI_Comm_rank");
   check_mpi(PMPI_Comm_size(h->comm, &h->size), "MPI_Comm_size");
-  build_node(*h);
+  build_node(*h, host_color);
   build_node_maps(*h);
   build_groups(*h);
   CANOPY_LOG(Debug, "collectives: hierarchy built: %s", h->describe().c_str());

@@ -18,9 +18,12 @@
 // docs/benchmarks.md), hence the large default.
 #include <algorithm>
 #include <cstring>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "coll/algorithms.h"
+#include "coll/allgather.h"
 #include "coll/p2p.h"
 #include "coll/shm/node_collectives.h"
 #include "common/error.h"
@@ -387,6 +390,16 @@ const Implementation<AllreduceFn> kAllreduce[] = {
 };
 
 }  // namespace
+
+void check_inner_algorithms(const CollConfig &c) {
+  for (auto [param, name] : {std::pair{"coll_bcast_inter_algorithm", &c.bcast_inter_algorithm},
+                             std::pair{"coll_bcast_intra_algorithm", &c.bcast_intra_algorithm}})
+    if (!is_flat_bcast(*name) && !(*name == "shm" && std::string(param) == "coll_bcast_intra_algorithm"))
+      throw Error(CANOPY_ERR_INVALID_ARG, param_env_name(param) + ": '" + *name + "' is not a flat bcast algorithm");
+  inter_leader_allgather(c.allgather_inter_algorithm);
+  flat_reduce(c.reduce_inter_algorithm);
+  flat_allreduce(c.allreduce_inter_algorithm);
+}
 
 const Implementation<ReduceFn> *reduce_implementation(const std::string &name) {
   for (const auto &impl : kReduce)

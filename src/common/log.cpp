@@ -15,7 +15,13 @@ const char *const kNames[] = {"error", "warn", "info", "debug", "trace"};
 Level current_level() {
   // Re-read on every call is too slow for hot paths; the level is fixed per process.
   static const Level level = [] {
-    std::string name = param_string("log_level");
+    std::string name;
+    try {
+      name = param_string("log_level");
+    } catch (const std::exception &e) {  // a bad config file: whoever reads a parameter next says why
+      std::fprintf(stderr, "canopy [warn] log level unknown (%s), using warn\n", e.what());
+      return Level::Warn;
+    }
     for (int i = 0; i < 5; ++i)
       if (name == kNames[i]) return static_cast<Level>(i);
     std::fprintf(stderr, "canopy [warn] unknown log level '%s', using warn\n", name.c_str());

@@ -154,7 +154,7 @@ void check_type(const ParamDef &def, const std::string &text, const std::string 
   char *end = nullptr;
   bool ok = true;
   switch (def.type) {
-    case ParamType::Int: std::strtoll(s, &end, 0); ok = !text.empty() && *end == 0; break;
+    case ParamType::Int: std::strtoll(s, &end, 10); ok = !text.empty() && *end == 0; break;
     case ParamType::Double: std::strtod(s, &end); ok = !text.empty() && *end == 0; break;
     case ParamType::Bool: ok = text == "0" || text == "1" || text == "true" || text == "false"; break;
     case ParamType::String: break;
@@ -201,7 +201,7 @@ ParamValue param_lookup(const std::string &name) {
 }
 
 std::string param_string(const std::string &name) { return param_lookup(name).text; }
-long long param_int(const std::string &name) { return std::strtoll(param_lookup(name).text.c_str(), nullptr, 0); }
+long long param_int(const std::string &name) { return std::strtoll(param_lookup(name).text.c_str(), nullptr, 10); }
 double param_double(const std::string &name) { return std::strtod(param_lookup(name).text.c_str(), nullptr); }
 bool param_bool(const std::string &name) {
   std::string text = param_lookup(name).text;

@@ -34,7 +34,8 @@ Worker::Worker(ServerShared &shared_state)
 void Worker::start_sweeper() {
   sweeper.expires_after(std::chrono::milliseconds(500));
   sweeper.async_wait([this](const asio::error_code &error) {
-    if (error) return;
+    // A wait that had already completed when the shutdown cancelled it still comes here without an error.
+    if (error || stopping) return;
     Clock::time_point now = Clock::now();
     // close() unlinks a connection from the list: walk a copy.
     std::vector<Connection *> open(connections.begin(), connections.end());

@@ -36,6 +36,7 @@ struct Worker {
   asio::executor_work_guard<asio::io_context::executor_type> keep_running;
   asio::steady_timer sweeper;
   std::list<Connection *> connections;  // open connections; touched only on this thread
+  bool stopping = false;                // set on this thread by the shutdown: the sweeper stops re-arming
   std::thread thread;
 
   /** Closes idle connections every half second. */

@@ -205,9 +205,12 @@ void Server::Impl::shutdown() {
   asio::error_code ignored;
   acceptor.close(ignored);
   accept_retry.cancel();
-  if (signals) signals->cancel(ignored);
+  // clear() also gives the signals their default action back: should the shutdown ever stall,
+  // a second SIGTERM ends the process.
+  if (signals) signals->clear(ignored);
   for (auto &worker : workers)
     asio::post(worker->io, [w = worker.get()] {
+      w->stopping = true;
       w->close_all();
       w->sweeper.cancel();
       w->keep_running.reset();

@@ -41,7 +41,9 @@ bool contains_nocase(std::string_view head, std::string_view needle) {
 }
 
 bool sniff_ibnetdiscover(std::string_view head) {
-  return contains_line_starting(head, "Switch") || contains_line_starting(head, "Ca\t") ||
+  // "Switch" then a blank, not Slurm's "SwitchName=".
+  return contains_line_starting(head, "Switch\t") || contains_line_starting(head, "Switch ") ||
+         contains_line_starting(head, "Ca\t") ||
          contains_line_starting(head, "Ca ") || contains_line_starting(head, "switchguid=") ||
          contains_line_starting(head, "caguid=") || contains_line_starting(head, "Hca");
 }

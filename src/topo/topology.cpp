@@ -111,9 +111,20 @@ void Topology::finalize() {
       for (const Port &port : n.ports)
         if (port.connected() && port.lid) { n.lid = port.lid; break; }
   }
+  // Hosts whose whole description another host shares (unconfigured HCAs all say "MT4099
+  // ConnectX3 Mellanox Technologies") cannot be told apart by it: they are named by their GUID,
+  // and the shared description finds none of them. (A node's two HCAs, "node017 HCA-1" and
+  // "node017 HCA-2", share only the name, which finds the first.)
+  std::unordered_map<std::string, int> sharing;
+  for (int h : hosts_) ++sharing[nodes_[h].description];
   for (int h : hosts_) {
-    host_by_name_.emplace(nodes_[h].name, h);
-    host_by_name_.emplace(nodes_[h].description, h);
+    Node &n = nodes_[h];
+    if (sharing[n.description] > 1) {
+      n.name = guid_string(n.guid);
+    } else {
+      host_by_name_.emplace(n.description, h);
+    }
+    host_by_name_.emplace(n.name, h);
   }
 
   // Switch levels: 1 for switches with a host attached, then one more per step away.

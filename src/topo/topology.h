@@ -30,7 +30,8 @@ struct Port {
 struct Node {
   NodeType type = NodeType::Host;
   uint64_t guid = 0;
-  std::string name;          // hosts: host name (first word of the description); others: description
+  std::string name;          // hosts: host name (first word of the description, or the GUID where
+                             // another host has the same description); others: description
   std::string description;   // node description as the source gives it
   uint32_t lid = 0;          // switches: base LID (port 0); hosts: LID of the first connected port
   std::vector<Port> ports;   // indexed by port number; ports[0] is a switch's management port
@@ -88,7 +89,8 @@ class Topology {
   const std::string &source() const { return source_; }
   const std::optional<TorusShape> &torus() const { return torus_; }
 
-  /** A host by name, full description, or node/port GUID ("0x..."); -1 if none. */
+  /** A host by name (the first host of that name), full description, or node/port GUID
+      ("0x..."); -1 if none, or for a description several hosts share. */
   int find_host(std::string_view key) const;
   /** The switch @p host hangs from by its first link; -1 if it has none (unconnected,
       or cabled to another host). */

@@ -474,7 +474,7 @@ def test_picture_errors():
           "--rankfile and --permutation name the same file" in r.stderr and kept == "OLD\n" and
           sorted(os.listdir(folder)) == ["job.rankfile"], (r.stderr, os.listdir(folder)))
     r = canopy(*base, "--rankfile", "")  # an unset shell variable
-    check("an empty output path is a usage error", r.returncode == 2 and "an empty path names no file" in r.stderr,
+    check("an empty output path is a usage error", r.returncode == 2 and "an empty path names nothing" in r.stderr,
           r.stderr)
 
 

@@ -71,8 +71,9 @@ printf '#!/bin/sh\nsleep 30\n' >"$work/hang.sh"
 chmod +x "$work/hang.sh"
 expect_failure "ibnetdiscover timed out after 1 s" --ibnetdiscover "$work/hang.sh" --timeout 1
 expect_failure "cannot run /nonexistent/ibnetdiscover" --ibnetdiscover /nonexistent/ibnetdiscover
-if "$collect" --out "$out" 2>"$work/err.txt"; then fail "canopy-collect without --once succeeded"; fi
-grep -q "nothing to do" "$work/err.txt" || fail "no 'nothing to do' without --once: $(cat "$work/err.txt")"
+rc=0; "$collect" --out "$out" 2>"$work/err.txt" || rc=$?
+[ "$rc" -eq 2 ] || fail "canopy-collect without --once or --watch: exit $rc, not 2 (a usage error)"
+grep -q "one of --once and --watch is required" "$work/err.txt" || fail "no usage message: $(cat "$work/err.txt")"
 expect_eq "$(dumps | tr '\n' ' ')" "$second $third " "dumps after the failing runs"
 ibsim_stop
 echo "PASS"

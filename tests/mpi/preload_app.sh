@@ -2,7 +2,8 @@
 # preload_app.sh RUN_MPI APP LIBCANOPY_MPI SCRATCH: the app's output must be identical
 # without Canopy, with LD_PRELOAD=libcanopy-mpi.so (two virtual nodes), and with
 # CANOPY_DISABLE=1; Canopy's info log proves the calls were intercepted (or not). A host
-# map too short for the job falls back on every rank, with the same output.
+# map too short for the job, a bad inner algorithm or a missing config file falls back on every
+# rank, with the same output.
 set -euo pipefail
 run_mpi=$1 app=$2 lib=$3 dir=$4
 np=5
@@ -28,5 +29,15 @@ printf 'a:2\nb:2\n' > "$dir/short-hostmap"
 MPI_ENV="LD_PRELOAD=$lib CANOPY_HOSTMAP=$dir/short-hostmap" "$run_mpi" 120 $np "$app" > "$dir/short.out" 2> "$dir/short.err"
 diff "$dir/plain.out" "$dir/short.out"
 grep -q "the host map lists 4 ranks, MPI_COMM_WORLD has rank 4" "$dir/short.err"
-grep -q "another rank found no host in the host map" "$dir/short.err"
+grep -q "another rank could not read its parameters or host map" "$dir/short.err"
+# A bad value where an algorithm runs another inside it (two_level's Bcast in a node) falls back
+# like any bad parameter, naming it, with the same output; so does a config file that is not there,
+# which once aborted every rank (logging re-read it inside a noexcept path).
+MPI_ENV="LD_PRELOAD=$lib CANOPY_HOSTMAP=$dir/preload-hostmap CANOPY_COLL_BCAST_INTRA_ALGORITHM=foo" \
+  "$run_mpi" 120 $np "$app" > "$dir/inner.out" 2> "$dir/inner.err"
+diff "$dir/plain.out" "$dir/inner.out"
+grep -q "CANOPY_COLL_BCAST_INTRA_ALGORITHM: 'foo' is not a flat bcast algorithm" "$dir/inner.err"
+MPI_ENV="LD_PRELOAD=$lib CANOPY_CONFIG_FILE=$dir/no-such-config.json" "$run_mpi" 120 $np "$app" > "$dir/config.out" 2> "$dir/config.err"
+diff "$dir/plain.out" "$dir/config.out"
+grep -q "Canopy collectives disabled" "$dir/config.err"
 echo "1 passed, 0 failed"

@@ -52,6 +52,14 @@ def test_command_line():
         f.write('{"service_threads": -1}')
     r = canopyd_cli("--dump-dir", WORK, "--config", config, "--listen", "127.0.0.1:0")
     check("--config is read (and checked)", r.returncode == 1 and "service_threads" in r.stderr, r.stderr)
+    r = canopyd_cli("--dump-dir", config, "--listen", "127.0.0.1:0")
+    check("--dump-dir naming a file: exit 1", r.returncode == 1 and "is not a folder" in r.stderr, r.stderr)
+    r = canopyd_cli("--dump-dir", "", "--listen", "127.0.0.1:0")
+    check("--dump-dir '': usage error (exit 2)", r.returncode == 2 and "empty path" in r.stderr, r.stderr)
+    with open(config, "w") as f:
+        f.write('{"service_poll_ms": 9300000000000}')  # would overflow the reloader's clock
+    r = canopyd_cli("--dump-dir", WORK, "--config", config, "--listen", "127.0.0.1:0")
+    check("service_poll_ms beyond a day: exit 1", r.returncode == 1 and "service_poll_ms" in r.stderr, r.stderr)
     example = os.path.join(SRC, "contrib", "canopyd.json")
     r = subprocess.run([os.path.join(BIN, "canopy"), "info", "--config", "--json"], capture_output=True, text=True,
                        env=dict(os.environ, CANOPY_CONFIG_FILE=example), timeout=30)

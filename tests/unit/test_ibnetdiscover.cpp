@@ -8,6 +8,7 @@
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/text.h"
 #include "topo/loaders/loaders.h"
 
 using namespace canopy;
@@ -641,4 +642,27 @@ TEST(IbnetdiscoverPortsErrors, GarbageBytes) {
     EXPECT_EQ(status, CANOPY_ERR_PARSE);
     EXPECT_EQ(std::string(canopy_last_error()).rfind("bad.txt:", 0), 0u) << canopy_last_error();
   }
+}
+
+// Hosts with the very same description (unconfigured HCAs) cannot be told apart
+// by it: each is named by its GUID and the description finds none, where before
+// it found whichever came first. A node's two HCAs share only the name, which
+// finds the first.
+TEST(Topology, HostsWithTheSameDescriptionAreNamedByTheirGuid) {
+  using namespace canopy::topo;
+  Topology t;
+  int sw = t.add_node(NodeType::Switch, 0x10, "sw", 4);
+  const std::string unconfigured = "MT4099 ConnectX3 Mellanox Technologies";
+  int a = t.add_node(NodeType::Host, 0x21, unconfigured, 1), b = t.add_node(NodeType::Host, 0x22, unconfigured, 1);
+  int c = t.add_node(NodeType::Host, 0x23, "node017 HCA-1", 1), d = t.add_node(NodeType::Host, 0x24, "node017 HCA-2", 1);
+  for (int h : {a, b, c, d}) t.connect(h, 1, sw, h - a + 1, ib_rate(4, LinkSpeed::QDR));
+  t.finalize();
+  EXPECT_EQ(t.node(a).name, canopy::guid_string(0x21));
+  EXPECT_EQ(t.node(b).name, canopy::guid_string(0x22));
+  EXPECT_EQ(t.find_host(unconfigured), -1);
+  EXPECT_EQ(t.find_host("MT4099"), -1);
+  EXPECT_EQ(t.find_host(canopy::guid_string(0x22)), b);
+  EXPECT_EQ(t.node(c).name, "node017");
+  EXPECT_EQ(t.find_host("node017"), c);
+  EXPECT_EQ(t.find_host("node017 HCA-2"), d);
 }

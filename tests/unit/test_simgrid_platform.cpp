@@ -188,6 +188,7 @@ TEST(SimgridPlatform, SharedHostNamesGetTheirGuid) {
   test::FabricBuilder b;
   int sw = b.add_switch("sw");
   int first = b.add_host("node1", sw, 1), second = b.add_host("node1", sw, 2);
+  b.topo.node(second).description = "node1 HCA-2";  // a node's two HCAs: the same name
   b.topo.finalize();
   EXPECT_EQ(simgrid_host_id(b.topo, first), "node1");
   EXPECT_EQ(simgrid_host_id(b.topo, second), "node1@" + guid_string(b.topo.node(second).guid));

@@ -7,6 +7,7 @@
 #include "common/params.h"
 #include "loader_test_helpers.h"
 #include "topo/loaders/loaders.h"
+#include "topo/source.h"
 
 using namespace canopy;
 using namespace canopy::topo;
@@ -63,6 +64,15 @@ TEST(SlurmTopology, TwoLevelTree) {
   EXPECT_EQ(hops[topo.find_host("node004")], 2);
   EXPECT_EQ(hops[topo.find_host("node005")], 4);
   EXPECT_EQ(hops[login], 4);
+}
+
+// Without a slurm: prefix the file is told by its SwitchName= key, not taken for
+// ibnetdiscover output (whose records start "Switch" and a blank).
+TEST(SlurmTopology, RecognisedWithoutAPrefix) {
+  for (const char *file : {"slurm/tree.conf", "slurm/fat_tree.conf"})
+    EXPECT_EQ(load_topology(std::string(CANOPY_TEST_DATA) + "/" + file).switches().size(),
+              load_slurm_topology(test_data(file), file).switches().size())
+        << file;
 }
 
 TEST(SlurmTopology, FatTreeWithSeveralUplinksAndContinuation) {

@@ -2,6 +2,8 @@
 // into a directory of atomically published dumps, once (--once) or whenever
 // OpenSM's log or a timer says it may have changed (--watch). See
 // docs/canopy-collect.md.
+#include <sys/stat.h>
+
 #include <cstdio>
 
 #include "cli.h"
@@ -24,6 +26,9 @@ void add_watch_options(CLI::App &app, Modes &modes, canopy::collect::WatchOption
       "--watch", modes.watch, "Collect now, then again after every OpenSM heavy sweep (--opensm-log) and/or every\n"
                               "--poll SEC; publish only dumps that differ from DIR/current. Stops on SIGINT/SIGTERM");
   once->excludes(watching);
+  app.parse_complete_callback([&modes] {
+    if (!modes.once && !modes.watch) throw CLI::RequiredError("one of --once and --watch");
+  });
   modes.opensm_log = app.add_option("--opensm-log", watch.opensm_log,
                                     "With --watch: OpenSM log to follow (default /var/log/opensm.log,\n"
                                     "none when only --poll is given)")
@@ -49,13 +54,17 @@ void print_once(const canopy::collect::CollectResult &result, bool json) {
 }  // namespace
 
 int main(int argc, char **argv) {
+  // Dumps are world-readable whatever the caller's umask (canopyd may run as another user).
+  ::umask(022);
   CLI::App app{"Dump the InfiniBand fabric (ibnetdiscover, ibroute per switch) into DIR/dump-*/,\n"
                "validate the dump, and point DIR/current at it atomically."};
   canopy::cli::setup_app(app, "canopy-collect");
   canopy::collect::CollectOptions options;
   canopy::collect::WatchOptions watch;
   Modes modes;
-  app.add_option("--out", options.out_dir, "Output directory (created if needed)")->required();
+  app.add_option("--out", options.out_dir, "Output directory (created if needed)")
+      ->required()
+      ->check(canopy::cli::output_path());
   add_watch_options(app, modes, watch);
   app.add_option("--keep", options.keep, "Published dumps to keep (default 5)")->check(CLI::Range(1, 100000));
   app.add_option("--ibnetdiscover", options.ibnetdiscover, "ibnetdiscover program (default: from PATH)");
@@ -73,7 +82,6 @@ int main(int argc, char **argv) {
       watch.json = modes.json;
       return canopy::collect::watch(options, watch);
     }
-    if (!modes.once) throw canopy::Error(CANOPY_ERR_INVALID_ARG, "nothing to do: give --once or --watch");
     print_once(canopy::collect::collect_once(options), modes.json);
     return 0;
   });

@@ -28,11 +28,16 @@ int serve(const Options &o) {
   ServerOptions options = ServerOptions::from_params();
   if (!o.listen.empty()) options.listen = o.listen;
   long long poll_ms = canopy::param_int("service_poll_ms");
-  if (poll_ms < 10) throw canopy::Error(CANOPY_ERR_INVALID_ARG, "service_poll_ms must be at least 10");
+  // A day at most: far beyond, the reloader's deadline would overflow the clock.
+  if (poll_ms < 10 || poll_ms > 86400000)
+    throw canopy::Error(CANOPY_ERR_INVALID_ARG, "service_poll_ms must be from 10 to 86400000 (a day)");
   std::signal(SIGPIPE, SIG_IGN);  // a client gone mid-answer is a write error, not a dead daemon
 
   SnapshotStore store;
   Server server(store, options);  // listen first: a port in use fails at once, before any loading
+  // A folder that does not exist yet is awaited (canopy-collect may create it later); anything else is a mistake.
+  if (std::filesystem::exists(o.dump_dir) && !std::filesystem::is_directory(o.dump_dir))
+    throw canopy::Error(CANOPY_ERR_INVALID_ARG, "--dump-dir " + o.dump_dir + " is not a folder");
   // Absolute, so that logs and `info` name the dump unambiguously.
   std::string dump_dir = std::filesystem::absolute(o.dump_dir).lexically_normal().string();
   if (dump_dir.size() > 1 && dump_dir.back() == '/') dump_dir.pop_back();
@@ -54,7 +59,8 @@ int main(int argc, char **argv) {
   canopy::cli::setup_app(app, "canopyd");
   Options o;
   app.add_option("--dump-dir", o.dump_dir, "canopy-collect output directory (with `current`) or a dump directory")
-      ->required();
+      ->required()
+      ->check(canopy::cli::output_path());
   app.add_option("--listen", o.listen, "ADDR:PORT to listen on (default: service_listen, 127.0.0.1:7470)");
   app.add_option("--config", o.config, "JSON object of parameters, as CANOPY_CONFIG_FILE")->check(CLI::ExistingFile);
   app.footer("Signals: SIGINT/SIGTERM stop, SIGHUP reloads the dump. Logs go to stderr\n"

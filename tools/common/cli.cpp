@@ -19,7 +19,7 @@ void add_json_flag(CLI::App &command, bool &json) {
 }
 
 CLI::Validator output_path() {
-  return CLI::Validator([](std::string &path) { return path.empty() ? std::string("an empty path names no file") : std::string(); },
+  return CLI::Validator([](std::string &path) { return path.empty() ? std::string("an empty path names nothing") : std::string(); },
                         "");
 }
 

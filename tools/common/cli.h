@@ -13,8 +13,8 @@ namespace canopy::cli {
 /** Help footer, --version, and sane parsing defaults for a tool or subcommand. */
 void setup_app(CLI::App &app, const std::string &tool_name);
 void add_json_flag(CLI::App &command, bool &json);
-/** For an option naming a file to write: an empty value (an unset shell
-    variable, say) is a usage error rather than no output. */
+/** For an option naming a file or folder (to write, or to serve): an empty
+    value (an unset shell variable, say) is a usage error, not "none". */
 CLI::Validator output_path();
 
 /** Pretty JSON to stdout, newline-terminated. */
