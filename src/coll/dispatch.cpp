@@ -6,9 +6,11 @@
 #include <iterator>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "coll/algorithms.h"
 #include "coll/mpi_reduction.h"
+#include "coll/p2p.h"
 #include "coll/plan/selection.h"
 #include "common/error.h"
 #include "common/log.h"
@@ -17,9 +19,29 @@
 namespace canopy::coll {
 namespace {
 
-// The element size of @p type when its elements lie back to back (no gaps, no displacement),
-// else -1. Predefined types are remembered: they are never freed, so their handles never come
-// back as other types, and the type queries are a noticeable part of a small collective.
+// Whether @p type's type map runs in memory order: a predefined type, or a dup or contiguous
+// run of such a type. Others may lie back to back yet list their elements out of order
+// (MPI_Type_indexed(2, {1, 1}, {1, 0}, MPI_INT) swaps two ints), which copying bytes would not.
+bool in_memory_order(MPI_Datatype type) {
+  int ints = 0, addresses = 0, types = 0, combiner = 0;
+  if (PMPI_Type_get_envelope(type, &ints, &addresses, &types, &combiner) != MPI_SUCCESS) return false;
+  if (combiner == MPI_COMBINER_NAMED) return true;
+  if ((combiner != MPI_COMBINER_DUP && combiner != MPI_COMBINER_CONTIGUOUS) || types != 1) return false;
+  std::vector<int> int_args(static_cast<size_t>(ints));
+  std::vector<MPI_Aint> address_args(static_cast<size_t>(addresses));
+  MPI_Datatype old = MPI_DATATYPE_NULL;
+  if (PMPI_Type_get_contents(type, ints, addresses, types, int_args.data(), address_args.data(), &old) != MPI_SUCCESS)
+    return false;
+  bool ordered = in_memory_order(old);
+  // A derived type get_contents returns is a new handle to free; a predefined one is not.
+  if (PMPI_Type_get_envelope(old, &ints, &addresses, &types, &combiner) == MPI_SUCCESS && combiner != MPI_COMBINER_NAMED)
+    PMPI_Type_free(&old);
+  return ordered;
+}
+
+// The element size of @p type when its elements lie back to back (no gaps, no displacement) in
+// memory order, else -1. Predefined types are remembered: they are never freed, so their handles
+// never come back as other types, and the type queries are a noticeable part of a small collective.
 long long packed_type_size(MPI_Datatype type) {
   struct Known {
     MPI_Datatype type;
@@ -35,7 +57,7 @@ long long packed_type_size(MPI_Datatype type) {
       PMPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS ||
       PMPI_Type_get_true_extent(type, &true_lb, &true_extent) != MPI_SUCCESS)
     return -1;
-  long long packed = lb == 0 && true_lb == 0 && extent == size && true_extent == size ? size : -1;
+  long long packed = lb == 0 && true_lb == 0 && extent == size && true_extent == size && in_memory_order(type) ? size : -1;
   if (known_count < std::size(known) &&
       PMPI_Type_get_envelope(type, &ints, &addresses, &types, &combiner) == MPI_SUCCESS && combiner == MPI_COMBINER_NAMED)
     known[known_count++] = {type, packed};
@@ -50,9 +72,55 @@ bool contiguous_bytes(int count, MPI_Datatype type, size_t &bytes) {
   return bytes <= static_cast<size_t>(INT_MAX);
 }
 
-// One rank's block of @p count @p type: contiguous, and p of them under 2 GiB.
+// The bytes of @p count elements of @p type's type signature (what MPI sends of them), under 2 GiB.
+bool signature_bytes(int count, MPI_Datatype type, size_t &bytes) {
+  int size = 0;
+  if (count < 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size) != MPI_SUCCESS || size < 0) return false;
+  bytes = static_cast<size_t>(count) * static_cast<size_t>(size);
+  return bytes <= static_cast<size_t>(INT_MAX);
+}
+
+// @p count elements of @p type at a buffer, as the bytes of their type signature in type-map
+// order: the buffer itself where they are plain bytes (contiguous_bytes), else a staging buffer
+// that pack() fills (PMPI_Pack) and unpack() empties into the buffer (PMPI_Unpack). MPI lets the
+// ranks describe one block with different datatypes of one signature (a vector at the root, ints
+// elsewhere); seen as bytes, every rank takes the same path and gets MPI's data.
+class Bytes {
+ public:
+  Bytes(const void *buf, int count, MPI_Datatype type, MPI_Comm comm)
+      : buf_(const_cast<void *>(buf)), count_(count), type_(type), comm_(comm) {
+    size_t plain = 0;
+    direct_ = count == 0 || contiguous_bytes(count, type, plain);  // no elements: the type is not significant
+    if (!direct_) {
+      signature_bytes(count, type, bytes_);
+      staging_.resize(bytes_);
+    }
+  }
+  char *data() { return direct_ ? static_cast<char *>(buf_) : staging_.data(); }
+  void pack() {
+    int at = 0;
+    if (!direct_)
+      check_mpi(PMPI_Pack(buf_, count_, type_, staging_.data(), static_cast<int>(bytes_), &at, comm_), "MPI_Pack");
+  }
+  void unpack() {
+    int at = 0;
+    if (!direct_)
+      check_mpi(PMPI_Unpack(staging_.data(), static_cast<int>(bytes_), &at, buf_, count_, type_, comm_), "MPI_Unpack");
+  }
+
+ private:
+  void *buf_;
+  int count_;
+  MPI_Datatype type_;
+  MPI_Comm comm_;
+  bool direct_ = true;
+  size_t bytes_ = 0;
+  std::vector<char> staging_;
+};
+
+// One rank's block of @p count @p type, and p of them under 2 GiB.
 bool block_bytes(int count, MPI_Datatype type, int p, size_t &block) {
-  return contiguous_bytes(count, type, block) && static_cast<size_t>(p) * block <= static_cast<size_t>(INT_MAX);
+  return signature_bytes(count, type, block) && static_cast<size_t>(p) * block <= static_cast<size_t>(INT_MAX);
 }
 
 // The same, and the other side of the call describes as many bytes unless it is MPI_IN_PLACE.
@@ -60,7 +128,7 @@ bool matching_block_bytes(int count, MPI_Datatype type, bool other_in_place, int
                           MPI_Datatype other_type, int p, size_t &block) {
   size_t other = 0;
   return block_bytes(count, type, p, block) &&
-         (other_in_place || (contiguous_bytes(other_count, other_type, other) && other == block));
+         (other_in_place || (signature_bytes(other_count, other_type, other) && other == block));
 }
 
 // Rank and size of an intra-communicator; false for anything Canopy leaves to PMPI.
@@ -270,12 +338,18 @@ int bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm, cons
   auto pmpi = [&] { return PMPI_Bcast(buf, count, type, root, comm); };
   size_t bytes = 0;
   int rank = 0, size = 0;
-  if (!rank_and_size(comm, rank, size) || !contiguous_bytes(count, type, bytes) || root < 0 || root >= size)
+  if (!rank_and_size(comm, rank, size) || !signature_bytes(count, type, bytes) || root < 0 || root >= size)
     return pmpi();
   if (bytes == 0 || size == 1) return MPI_SUCCESS;
   return run_collective<BcastFn>(
       Collective::Bcast, comm, bytes, algorithm,
-      [&](Hierarchy &h, BcastFn run) { run(h, static_cast<char *>(buf), bytes, root); }, pmpi);
+      [&](Hierarchy &h, BcastFn run) {
+        Bytes data(buf, count, type, comm);
+        if (rank == root) data.pack();
+        run(h, data.data(), bytes, root);
+        if (rank != root) data.unpack();
+      },
+      pmpi);
 }
 
 int allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
@@ -285,13 +359,15 @@ int allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *r
   if (!shape) return pmpi();
   const Unrooted c = *shape;
   if (c.block == 0) return MPI_SUCCESS;
-  char *recv = static_cast<char *>(recvbuf);
   return run_collective<AllgatherFn>(
       Collective::Allgather, comm, c.block, algorithm,
       [&](Hierarchy &h, AllgatherFn run) {
-        const char *mine =
-            c.in_place ? recv + static_cast<size_t>(c.rank) * c.block : static_cast<const char *>(sendbuf);
-        run(h, mine, recv, c.block);
+        Bytes send(c.in_place ? nullptr : sendbuf, c.in_place ? 0 : sendcount, sendtype, comm);
+        Bytes recv(recvbuf, c.size * recvcount, recvtype, comm);
+        if (c.in_place) recv.pack();
+        else send.pack();
+        run(h, c.in_place ? recv.data() + static_cast<size_t>(c.rank) * c.block : send.data(), recv.data(), c.block);
+        recv.unpack();
       },
       pmpi);
 }
@@ -310,18 +386,17 @@ int scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *rec
   if (!shape) return pmpi();
   const Rooted c = *shape;
   if (c.block == 0) return MPI_SUCCESS;
-  const char *send = c.at_root ? static_cast<const char *>(sendbuf) : nullptr;
-  char *recv = static_cast<char *>(recvbuf);
-  // The root's own block, copied only when Canopy serves the call (the library copies it itself).
-  auto keep_own = [&] {
-    if (c.at_root && !c.in_place) std::memcpy(recv, send + static_cast<size_t>(root) * c.block, c.block);
-  };
-  if (c.size == 1) return keep_own(), MPI_SUCCESS;
+  if (c.size == 1) return pmpi();  // the root's own block: the library copies it, whatever the types
   return run_collective<ScatterFn>(
       Collective::Scatter, comm, c.block, algorithm,
       [&](Hierarchy &h, ScatterFn run) {
-        keep_own();
-        run(h, send, c.at_root ? nullptr : recv, c.block, root);
+        Bytes send(c.at_root ? sendbuf : nullptr, c.at_root ? c.size * sendcount : 0, sendtype, comm);
+        Bytes recv(c.in_place ? nullptr : recvbuf, c.in_place ? 0 : recvcount, recvtype, comm);
+        send.pack();
+        // The root's own block, copied only when Canopy serves the call (the library copies it itself).
+        if (c.at_root && !c.in_place) std::memcpy(recv.data(), send.data() + static_cast<size_t>(root) * c.block, c.block);
+        run(h, c.at_root ? send.data() : nullptr, c.at_root ? nullptr : recv.data(), c.block, root);
+        recv.unpack();
       },
       pmpi);
 }
@@ -333,17 +408,18 @@ int gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recv
   if (!shape) return pmpi();
   const Rooted c = *shape;
   if (c.block == 0) return MPI_SUCCESS;
-  char *recv = c.at_root ? static_cast<char *>(recvbuf) : nullptr;
-  const char *send = c.at_root ? recv + static_cast<size_t>(root) * c.block : static_cast<const char *>(sendbuf);
-  auto keep_own = [&] {  // as in scatter()
-    if (c.at_root && !c.in_place) std::memcpy(recv + static_cast<size_t>(root) * c.block, sendbuf, c.block);
-  };
-  if (c.size == 1) return keep_own(), MPI_SUCCESS;
+  if (c.size == 1) return pmpi();  // as in scatter()
   return run_collective<GatherFn>(
       Collective::Gather, comm, c.block, algorithm,
       [&](Hierarchy &h, GatherFn run) {
-        keep_own();
-        run(h, send, recv, c.block, root);
+        Bytes send(c.in_place ? nullptr : sendbuf, c.in_place ? 0 : sendcount, sendtype, comm);
+        Bytes recv(c.at_root ? recvbuf : nullptr, c.at_root ? c.size * recvcount : 0, recvtype, comm);
+        send.pack();
+        char *own = c.at_root ? recv.data() + static_cast<size_t>(root) * c.block : nullptr;
+        if (c.in_place) recv.pack();  // the root's own block is in place
+        else if (c.at_root) std::memcpy(own, send.data(), c.block);  // as in scatter()
+        run(h, c.at_root ? own : send.data(), c.at_root ? recv.data() : nullptr, c.block, root);
+        recv.unpack();
       },
       pmpi);
 }
@@ -355,21 +431,22 @@ int alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *re
   if (!shape) return pmpi();
   const Unrooted c = *shape;
   if (c.block == 0) return MPI_SUCCESS;
-  char *recv = static_cast<char *>(recvbuf);
-  if (c.size == 1) {
-    if (!c.in_place) std::memcpy(recv, sendbuf, c.block);
-    return MPI_SUCCESS;
-  }
+  if (c.size == 1) return pmpi();  // one block to itself: the library copies it, whatever the types
   return run_collective<AlltoallFn>(
       Collective::Alltoall, comm, c.block, algorithm,
       [&](Hierarchy &h, AlltoallFn run) {
+        Bytes send(c.in_place ? nullptr : sendbuf, c.in_place ? 0 : c.size * sendcount, sendtype, comm);
+        Bytes recv(recvbuf, c.size * recvcount, recvtype, comm);
+        send.pack();
         // The algorithms read and write all blocks at once: in place, they read a copy.
-        const char *send = static_cast<const char *>(sendbuf);
+        const char *from = send.data();
         if (c.in_place) {
+          recv.pack();
           size_t all = static_cast<size_t>(c.size) * c.block;
-          send = static_cast<const char *>(std::memcpy(h.scratch(ScratchUse::Entry).get(all), recv, all));
+          from = static_cast<const char *>(std::memcpy(h.scratch(ScratchUse::Entry).get(all), recv.data(), all));
         }
-        run(h, send, recv, c.block);
+        run(h, from, recv.data(), c.block);
+        recv.unpack();
       },
       pmpi);
 }
