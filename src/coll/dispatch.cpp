@@ -64,24 +64,29 @@ long long packed_type_size(MPI_Datatype type) {
   return packed;
 }
 
-// True when @p count elements of @p type are exactly count * size consecutive bytes.
-bool contiguous_bytes(int count, MPI_Datatype type, size_t &bytes) {
-  long long size = packed_type_size(type);
+// @p count elements of @p size bytes each, under 2 GiB; false for a negative count or size.
+bool count_bytes(int count, long long size, size_t &bytes) {
   if (count < 0 || size < 0) return false;
   bytes = static_cast<size_t>(count) * static_cast<size_t>(size);
   return bytes <= static_cast<size_t>(INT_MAX);
 }
 
-// The bytes of @p count elements of @p type's type signature (what MPI sends of them), under 2 GiB.
+// True when @p count elements of @p type are exactly count * size consecutive bytes.
+bool contiguous_bytes(int count, MPI_Datatype type, size_t &bytes) {
+  return count_bytes(count, packed_type_size(type), bytes);
+}
+
+// The bytes of @p count elements of @p type's type signature (what MPI sends of them), under
+// 2 GiB: a plain type's size as packed_type_size remembers it, any other's from the MPI.
 bool signature_bytes(int count, MPI_Datatype type, size_t &bytes) {
-  int size = 0;
-  if (count < 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size) != MPI_SUCCESS || size < 0) return false;
-  bytes = static_cast<size_t>(count) * static_cast<size_t>(size);
-  return bytes <= static_cast<size_t>(INT_MAX);
+  long long size = packed_type_size(type);
+  int signature = 0;
+  if (size < 0 && type != MPI_DATATYPE_NULL && PMPI_Type_size(type, &signature) == MPI_SUCCESS) size = signature;
+  return count_bytes(count, size, bytes);
 }
 
 // @p count elements of @p type at a buffer, as the bytes of their type signature in type-map
-// order: the buffer itself where they are plain bytes (contiguous_bytes), else a staging buffer
+// order: the buffer itself where they are plain bytes (packed_type_size), else a staging buffer
 // that pack() fills (PMPI_Pack) and unpack() empties into the buffer (PMPI_Unpack). MPI lets the
 // ranks describe one block with different datatypes of one signature (a vector at the root, ints
 // elsewhere); seen as bytes, every rank takes the same path and gets MPI's data.
@@ -89,8 +94,7 @@ class Bytes {
  public:
   Bytes(const void *buf, int count, MPI_Datatype type, MPI_Comm comm)
       : buf_(const_cast<void *>(buf)), count_(count), type_(type), comm_(comm) {
-    size_t plain = 0;
-    direct_ = count == 0 || contiguous_bytes(count, type, plain);  // no elements: the type is not significant
+    direct_ = count == 0 || packed_type_size(type) >= 0;  // no elements: the type is not significant
     if (!direct_) {
       signature_bytes(count, type, bytes_);
       staging_.resize(bytes_);

@@ -19,7 +19,6 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "coll/algorithms.h"
@@ -392,10 +391,12 @@ const Implementation<AllreduceFn> kAllreduce[] = {
 }  // namespace
 
 void check_inner_algorithms(const CollConfig &c) {
-  for (auto [param, name] : {std::pair{"coll_bcast_inter_algorithm", &c.bcast_inter_algorithm},
-                             std::pair{"coll_bcast_intra_algorithm", &c.bcast_intra_algorithm}})
-    if (!is_flat_bcast(*name) && !(*name == "shm" && std::string(param) == "coll_bcast_intra_algorithm"))
-      throw Error(CANOPY_ERR_INVALID_ARG, param_env_name(param) + ": '" + *name + "' is not a flat bcast algorithm");
+  auto flat_bcast_only = [](const char *param, const std::string &name) {
+    throw Error(CANOPY_ERR_INVALID_ARG, param_env_name(param) + ": '" + name + "' is not a flat bcast algorithm");
+  };
+  if (!is_flat_bcast(c.bcast_inter_algorithm)) flat_bcast_only("coll_bcast_inter_algorithm", c.bcast_inter_algorithm);
+  if (c.bcast_intra_algorithm != "shm" && !is_flat_bcast(c.bcast_intra_algorithm))  // shm inside a node too
+    flat_bcast_only("coll_bcast_intra_algorithm", c.bcast_intra_algorithm);
   inter_leader_allgather(c.allgather_inter_algorithm);
   flat_reduce(c.reduce_inter_algorithm);
   flat_allreduce(c.allreduce_inter_algorithm);

@@ -6,6 +6,7 @@
 #include <memory>
 #include <numeric>
 #include <optional>
+#include <utility>
 
 #include "common/error.h"
 #include "map/mapping.h"
@@ -162,11 +163,9 @@ JobMapping map_job(const JobMapRequest &request) {
   if (ranks == 0 || static_cast<size_t>(request.graph.num_vertices()) != ranks)
     throw Error(CANOPY_ERR_INVALID_ARG, "the graph has " + std::to_string(request.graph.num_vertices()) +
                                             " vertices for " + std::to_string(ranks) + " ranks");
-  if (request.anneal_moves < 0)
-    throw Error(CANOPY_ERR_INVALID_ARG, "map_anneal_moves " + std::to_string(request.anneal_moves) + " must be 0 or more");
-  if (request.anneal_process_moves < 0)
-    throw Error(CANOPY_ERR_INVALID_ARG,
-                "map_anneal_process_moves " + std::to_string(request.anneal_process_moves) + " must be 0 or more");
+  for (auto [param, moves] : {std::pair{"map_anneal_moves", request.anneal_moves},
+                              std::pair{"map_anneal_process_moves", request.anneal_process_moves}})
+    if (moves < 0) throw Error(CANOPY_ERR_INVALID_ARG, std::string(param) + " " + std::to_string(moves) + " must be 0 or more");
   if (request.analytic_iterations < 0 || request.analytic_iterations > kMostAnalyticIterations)
     throw Error(CANOPY_ERR_INVALID_ARG, "map_analytic_iterations " + std::to_string(request.analytic_iterations) +
                                             " must be 0 to " + std::to_string(kMostAnalyticIterations));

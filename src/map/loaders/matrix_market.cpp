@@ -13,6 +13,8 @@ namespace {
 
 constexpr uint64_t kMaxRows = 1u << 26;
 constexpr uint64_t kMaxEntries = 1ull << 31;
+// An entry's fields by the values its banner's field gives it (check_banner).
+constexpr const char *kEntry[] = {"ROW COLUMN", "ROW COLUMN VALUE", "ROW COLUMN REAL IMAGINARY"};
 
 std::string lower(std::string_view s) {
   std::string out(s);
@@ -58,7 +60,6 @@ CommGraph load_matrix_market(std::string_view text, const std::string &file) {
     if (trim(line).empty() || line[0] == '%') continue;
     f = split_fields(line);
     uint64_t i = 0, j = 0;
-    static const char *const kEntry[] = {"ROW COLUMN", "ROW COLUMN VALUE", "ROW COLUMN REAL IMAGINARY"};
     double value = 0;
     bool numbers = f.size() == 2 + values && parse_uint(f[0], i, 10) && parse_uint(f[1], j, 10);
     for (size_t k = 2; numbers && k < f.size(); ++k) numbers = parse_double(f[k], value);
