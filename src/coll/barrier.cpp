@@ -22,11 +22,13 @@ void dissemination(MPI_Comm comm) {
 void barrier_dissemination(Hierarchy &h) { dissemination(h.comm); }
 
 // Node ranks arrive (Group_sync), leaders synchronise across nodes, and the second
-// Group_sync releases each node only after its leader is back.
+// Group_sync releases each node only after its leader is back. On one node the first is
+// the whole barrier.
 void barrier_shm(Hierarchy &h) {
   shm::Segment &seg = h.node_segment();
   shm::group_sync(seg);
-  if (h.leaders != MPI_COMM_NULL && h.nodes > 1) dissemination(h.leaders);
+  if (h.nodes == 1) return;
+  if (h.leaders != MPI_COMM_NULL) dissemination(h.leaders);
   shm::group_sync(seg);
 }
 

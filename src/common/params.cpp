@@ -54,6 +54,8 @@ const std::vector<ParamDef> kRegistry = {
      "Size (bytes) of one shared-memory buffer (pipeline chunk); read when a node segment is created."},
     {"coll_shm_buffers", ParamType::Int, "16",
      "Number of shared-memory buffers per node segment (pipeline depth); read when the segment is created."},
+    {"coll_shm_cell_bytes", ParamType::Int, "1024",
+     "Largest shared-memory Allgather block and Allreduce message exchanged through per-rank cells (no barrier; 2 cells per rank of this size in each node segment); 0: none, every exchange in stages. Read when a node segment is created."},
     {"coll_shm_mode", ParamType::String, "pipelined",
      "Shared-memory Bcast: pipelined (one buffer-sized chunk after another, each announced by Pair_sync) or one_stage (Sender_put, Group_sync, Group_get)."},
     {"coll_shm_spins", ParamType::Int, "64",

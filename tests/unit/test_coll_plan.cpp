@@ -91,12 +91,14 @@ TEST(CollSelection, OneNodeUnderOpenMpiTakesTheFasterOfCanopyAndTheLibrary) {
   EXPECT_EQ(under(Collective::Bcast, {2, 1, 2, 64}, "open_mpi"), "shm");
   EXPECT_EQ(under(Collective::Bcast, {2, 1, 2, 65536}, "open_mpi"), "mpi");
   EXPECT_EQ(under(Collective::Bcast, {16, 1, 16, 65536}, "open_mpi"), "shm");
-  EXPECT_EQ(under(Collective::Allgather, {2, 1, 2, 64}, "open_mpi"), "mpi");
+  EXPECT_EQ(under(Collective::Allgather, {2, 1, 2, 64}, "open_mpi"), "multi_leader_shm");
+  EXPECT_EQ(under(Collective::Allgather, {2, 1, 2, 8192}, "open_mpi"), "mpi");
+  EXPECT_EQ(under(Collective::Barrier, {2, 1, 2, 0}, "open_mpi"), "shm");
   EXPECT_EQ(under(Collective::Scatter, {2, 1, 2, 4096}, "open_mpi"), "shm");
   EXPECT_EQ(under(Collective::Scatter, {2, 1, 2, 1 << 20}, "open_mpi"), "mpi");
   EXPECT_EQ(under(Collective::Reduce, {2, 1, 2, 8}, "open_mpi"), "mpi");
-  EXPECT_EQ(under(Collective::Allreduce, {2, 1, 2, 8}, "open_mpi"), "mpi");
-  EXPECT_EQ(under(Collective::Allreduce, {2, 1, 2, 8192}, "open_mpi"), "shm");
+  EXPECT_EQ(under(Collective::Allreduce, {2, 1, 2, 8}, "open_mpi"), "shm");
+  EXPECT_EQ(under(Collective::Allreduce, {2, 1, 2, 4096}, "open_mpi"), "shm");
   EXPECT_EQ(under(Collective::Allreduce, {2, 1, 2, 65536}, "open_mpi"), "recursive_doubling");
   EXPECT_EQ(under(Collective::Allreduce, {2, 1, 2, 1 << 20}, "open_mpi"), "ring");
   EXPECT_EQ(under(Collective::Allreduce, {2, 2, 1, 8}, "open_mpi"), "recursive_doubling");  // two nodes
@@ -110,9 +112,11 @@ TEST(CollSelection, OneNodeUnderOpenMpiTakesTheFasterOfCanopyAndTheLibrary) {
   EXPECT_EQ(under(Collective::Gather, {16, 1, 16, 16385}, "open_mpi"), "mpi");
   EXPECT_EQ(under(Collective::Scatter, {16, 1, 16, 8}, "open_mpi"), "shm");
   EXPECT_EQ(under(Collective::Reduce, {16, 1, 16, 1 << 20}, "open_mpi"), "binomial");
+  EXPECT_EQ(under(Collective::Allreduce, {16, 1, 16, 8}, "open_mpi"), "shm");
+  EXPECT_EQ(under(Collective::Allreduce, {16, 1, 16, 2048}, "open_mpi"), "mpi");
   EXPECT_EQ(under(Collective::Allreduce, {16, 1, 16, 8192}, "open_mpi"), "shm");
   EXPECT_EQ(under(Collective::Alltoall, {16, 1, 16, 64}, "open_mpi"), "shm");
-  EXPECT_EQ(under(Collective::Barrier, {16, 1, 16, 0}, "open_mpi"), "mpi");
+  EXPECT_EQ(under(Collective::Barrier, {16, 1, 16, 0}, "open_mpi"), "shm");
   EXPECT_EQ(under(Collective::Allgather, {3, 1, 3, 1024}, "open_mpi"), "multi_leader_shm");
   EXPECT_EQ(under(Collective::Allgather, {32, 2, 16, 1024}, "open_mpi"), "multi_leader_shm");  // two nodes: the paper's
   // Measured under Open MPI only: another MPI keeps Canopy's algorithms.

@@ -63,6 +63,7 @@ CollConfig CollConfig::from_params() {
   if (c.shm_buffer_bytes * static_cast<size_t>(c.shm_buffers) > (size_t{1} << 31))
     throw Error(CANOPY_ERR_INVALID_ARG, "coll_shm_buffer_bytes * coll_shm_buffers must be at most 2 GiB");
   c.shm_spins = static_cast<int>(int_in("coll_shm_spins", 0, 1 << 30));
+  c.shm_cell_bytes = static_cast<size_t>(int_in("coll_shm_cell_bytes", 0, 1 << 16));
 
   c.bcast_knomial_radix = static_cast<int>(int_in("coll_bcast_knomial_radix", 2, 64));
   c.bcast_chain_segment_bytes = static_cast<size_t>(int_in("coll_bcast_chain_segment_bytes", 1, 1LL << 31));

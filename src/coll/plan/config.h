@@ -32,6 +32,7 @@ struct CollConfig {
   size_t shm_buffer_bytes = 16384;
   int shm_buffers = 16;
   int shm_spins = 64;
+  size_t shm_cell_bytes = 1024;
 
   // Algorithm parameters.
   int bcast_knomial_radix = 4;

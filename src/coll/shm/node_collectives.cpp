@@ -19,6 +19,18 @@ size_t stage_part(const Segment &seg, size_t block, size_t cells) {
   return part;
 }
 
+// Small exchanges through the cells (segment.h): every rank fills its own cell, then reads
+// everybody's as each appears. One cache-line transfer per peer and no barrier, where a stage
+// costs a Group_sync (log2 p transfers in a row) and a look at every rank's consumed flag.
+// @p use(j, data) takes node rank j's data, j in node order.
+template <class Use>
+void exchange_cells(Segment &seg, const char *send, size_t bytes, Use &&use) {
+  uint64_t call = seg.next_cell_call();
+  std::memcpy(seg.my_cell(call), send, bytes);
+  seg.publish_cell(call);
+  for (int j = 0; j < seg.size(); ++j) use(j, seg.wait_cell(j, call));
+}
+
 }  // namespace
 
 void bcast_one_stage(Segment &seg, char *buf, size_t bytes, int root) {
@@ -59,6 +71,9 @@ void bcast(Segment &seg, char *buf, size_t bytes, int root, BcastMode mode) {
 
 void gather(Segment &seg, const char *send, size_t block, char *recv, int root) {
   if (block == 0) return;
+  if (root < 0 && block <= seg.cell_bytes())
+    return exchange_cells(seg, send, block,
+                          [&](int j, const char *data) { std::memcpy(recv + static_cast<size_t>(j) * block, data, block); });
   size_t part = stage_part(seg, block, static_cast<size_t>(seg.size()));
   bool reads = root < 0 || seg.rank() == root;
   for (size_t off = 0; off < block; off += part) {
@@ -137,6 +152,13 @@ void reduce(Segment &seg, const char *send, char *recv, size_t bytes, const Redu
   if (seg.size() == 1) {
     if (reads && recv != send) std::memcpy(recv, send, bytes);
     return;
+  }
+  if (root < 0 && bytes <= seg.cell_bytes()) {  // every rank combines every cell, in node order
+    const char *left = nullptr;
+    return exchange_cells(seg, send, bytes, [&](int, const char *data) {
+      if (left) op.apply(recv, left, data, bytes);
+      left = left ? recv : data;
+    });
   }
   size_t part = seg.capacity() / static_cast<size_t>(seg.size()) / op.elem_bytes * op.elem_bytes;
   if (part == 0) throw Error(CANOPY_ERR_INVALID_ARG, "shared-memory area smaller than one element per rank");

@@ -23,7 +23,8 @@ void bcast(Segment &seg, char *buf, size_t bytes, int root, BcastMode mode);
 
 /** Every rank contributes @p block bytes; rank @p root (or every rank when root < 0) receives
     all blocks in node-rank order into @p recv. Group_seg_put, Group_sync, then Receiver_get
-    (root) or Group_get (all), in as many stages as the area needs. */
+    (root) or Group_get (all), in as many stages as the area needs; an allgather of blocks that
+    fit a cell (Segment::cell_bytes) goes through the cells instead. */
 void gather(Segment &seg, const char *send, size_t block, char *recv, int root);
 inline void allgather(Segment &seg, const char *send, size_t block, char *recv) { gather(seg, send, block, recv, -1); }
 
@@ -40,8 +41,9 @@ void alltoall(Segment &seg, const char *send, size_t block, char *recv);
     receives their reduction into @p recv (which may be @p send). Per stage: Group_seg_put
     of a chunk, Group_sync, every rank combines its own slice of everybody's chunk in place
     (disjoint slices, in parallel, ranks in node order), Group_sync, then Receiver_get
-    (root) or Group_get (all). Throws Error(INVALID_ARG) before any traffic when the area
-    holds less than one element per rank. */
+    (root) or Group_get (all). An allreduce that fits a cell goes through the cells, every rank
+    combining all of them in node order. Throws Error(INVALID_ARG) before any traffic when the
+    area holds less than one element per rank. */
 void reduce(Segment &seg, const char *send, char *recv, size_t bytes, const Reduction &op, int root);
 inline void allreduce(Segment &seg, const char *send, char *recv, size_t bytes, const Reduction &op) {
   reduce(seg, send, recv, bytes, op, -1);

@@ -19,17 +19,21 @@ constexpr size_t kPage = 4096;
 // A lock-free 64-bit atomic is address-free, which is what makes it usable across processes.
 static_assert(std::atomic<uint64_t>::is_always_lock_free, "shared-memory flags need lock-free 64-bit atomics");
 
-size_t control_bytes(int ranks) {
-  size_t bytes = kLine * 3 * static_cast<size_t>(ranks);
-  return (bytes + kPage - 1) / kPage * kPage;
-}
+// A cell's flag, then its data 16-byte aligned: data up to 112 bytes shares the flag's line pair.
+constexpr size_t kCellHeader = 16;
+
+size_t round_up(size_t bytes, size_t unit) { return (bytes + unit - 1) / unit * unit; }
+size_t control_bytes(int ranks) { return round_up(kLine * 3 * static_cast<size_t>(ranks), kPage); }
+
 
 }  // namespace
 
 Segment::Segment(MPI_Comm node, const SegmentConfig &config) : config_(config) {
   check_mpi(PMPI_Comm_rank(node, &rank_), "MPI_Comm_rank");
   check_mpi(PMPI_Comm_size(node, &size_), "MPI_Comm_size");
-  size_t control = control_bytes(size_), total = control + capacity();
+  cell_stride_ = config_.cell_bytes ? round_up(kCellHeader + config_.cell_bytes, kLine) : 0;
+  size_t control = control_bytes(size_), cells = round_up(2 * static_cast<size_t>(size_) * cell_stride_, kPage);
+  size_t total = control + cells + capacity();
   void *mine = nullptr;
   check_mpi(PMPI_Win_allocate_shared(static_cast<MPI_Aint>(rank_ == 0 ? total : 0), 1, MPI_INFO_NULL, node, &mine,
                                      &win_),
@@ -37,9 +41,13 @@ Segment::Segment(MPI_Comm node, const SegmentConfig &config) : config_(config) {
   MPI_Aint size = 0;
   int disp = 0;
   check_mpi(PMPI_Win_shared_query(win_, 0, &size, &disp, &base_), "MPI_Win_shared_query");
-  data_ = base_ + control;
-  if (rank_ == 0)
+  cells_ = base_ + control;
+  data_ = cells_ + cells;
+  if (rank_ == 0) {
     for (size_t i = 0; i < control / kLine; ++i) new (base_ + i * kLine) std::atomic<uint64_t>(0);
+    if (cell_stride_)
+      for (size_t i = 0; i < 2 * static_cast<size_t>(size_); ++i) new (cells_ + i * cell_stride_) std::atomic<uint64_t>(0);
+  }
   // Passive-target epoch for the window's lifetime (the MPI-3 unified-model idiom for
   // load/store access); the barrier publishes rank 0's initialised flags to everyone.
   check_mpi(PMPI_Win_lock_all(MPI_MODE_NOCHECK, win_), "MPI_Win_lock_all");
@@ -54,6 +62,20 @@ Segment::~Segment() {
 
 std::atomic<uint64_t> *Segment::line(size_t index) const {
   return std::launder(reinterpret_cast<std::atomic<uint64_t> *>(base_ + index * kLine));
+}
+
+std::atomic<uint64_t> *Segment::cell_flag(int r, uint64_t call) const {
+  return std::launder(reinterpret_cast<std::atomic<uint64_t> *>(cell(r, call)));
+}
+
+char *Segment::cell_data(int r, uint64_t call) const { return cell(r, call) + kCellHeader; }
+
+void Segment::publish_cell(uint64_t call) { cell_flag(rank_, call)->store(call, std::memory_order_release); }
+
+const char *Segment::wait_cell(int r, uint64_t call) const {
+  const std::atomic<uint64_t> *flag = cell_flag(r, call);
+  poll_until([&] { return flag->load(std::memory_order_acquire) >= call; }, config_.spins);
+  return cell_data(r, call);
 }
 
 uint64_t Segment::reserve(int slots) {
