@@ -160,7 +160,9 @@ std::unique_ptr<Hierarchy> build(MPI_Comm comm) {
   return h;
 }
 
-shm::SegmentConfig segment_config(const CollConfig &c) { return {c.shm_buffer_bytes, c.shm_buffers, c.shm_spins, c.shm_cell_bytes}; }
+shm::SegmentConfig segment_config(const CollConfig &c) {
+  return {c.shm_buffer_bytes, c.shm_buffers, c.shm_spins, c.shm_cell_bytes};
+}
 
 int delete_hierarchy(MPI_Comm comm, int, void *value, void *) {
   if (value == g_last) g_last_comm = MPI_COMM_NULL, g_last = nullptr;

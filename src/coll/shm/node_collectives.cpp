@@ -72,8 +72,9 @@ void bcast(Segment &seg, char *buf, size_t bytes, int root, BcastMode mode) {
 void gather(Segment &seg, const char *send, size_t block, char *recv, int root) {
   if (block == 0) return;
   if (root < 0 && block <= seg.cell_bytes())
-    return exchange_cells(seg, send, block,
-                          [&](int j, const char *data) { std::memcpy(recv + static_cast<size_t>(j) * block, data, block); });
+    return exchange_cells(seg, send, block, [&](int j, const char *data) {
+      std::memcpy(recv + static_cast<size_t>(j) * block, data, block);
+    });
   size_t part = stage_part(seg, block, static_cast<size_t>(seg.size()));
   bool reads = root < 0 || seg.rank() == root;
   for (size_t off = 0; off < block; off += part) {

@@ -25,7 +25,6 @@ constexpr size_t kCellHeader = 16;
 size_t round_up(size_t bytes, size_t unit) { return (bytes + unit - 1) / unit * unit; }
 size_t control_bytes(int ranks) { return round_up(kLine * 3 * static_cast<size_t>(ranks), kPage); }
 
-
 }  // namespace
 
 Segment::Segment(MPI_Comm node, const SegmentConfig &config) : config_(config) {
@@ -45,8 +44,8 @@ Segment::Segment(MPI_Comm node, const SegmentConfig &config) : config_(config) {
   data_ = cells_ + cells;
   if (rank_ == 0) {
     for (size_t i = 0; i < control / kLine; ++i) new (base_ + i * kLine) std::atomic<uint64_t>(0);
-    if (cell_stride_)
-      for (size_t i = 0; i < 2 * static_cast<size_t>(size_); ++i) new (cells_ + i * cell_stride_) std::atomic<uint64_t>(0);
+    for (size_t i = 0; cell_stride_ && i < 2 * static_cast<size_t>(size_); ++i)
+      new (cells_ + i * cell_stride_) std::atomic<uint64_t>(0);
   }
   // Passive-target epoch for the window's lifetime (the MPI-3 unified-model idiom for
   // load/store access); the barrier publishes rank 0's initialised flags to everyone.

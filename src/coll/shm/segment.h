@@ -13,15 +13,15 @@
 // order); slot g lives at g mod buffers. Counters only grow, so they never need
 // resetting and a stale value from an earlier operation is always too small to
 // be mistaken for a new one. A writer may fill slot g once every other rank's
-// consumed >= g + 1 - buffers.
+// consumed >= g + 1 - buffers. Flags are std::atomic<uint64_t> with release
+// stores and acquire loads: the data copied before a release store is visible
+// to the rank whose acquire load sees the stored value.
 //
 // Cells serve small exchanges in which every rank reads every other rank's data (Allgather,
 // Allreduce): call c writes the caller's data and then c into its cell c mod 2, and readers
 // wait until that cell's flag says c. No slot, consumed flag or Group_sync is involved: a
 // rank writes cell c mod 2 again in call c + 2 only after it has read every rank's flag of
-// call c + 1, and each rank raises that flag only after reading all of call c's cells. Flags are std::atomic<uint64_t> with release
-// stores and acquire loads: the data copied before a release store is visible
-// to the rank whose acquire load sees the stored value.
+// call c + 1, and each rank raises that flag only after reading all of call c's cells.
 //
 // The whole segment is allocated by node rank 0 and the others query rank 0's
 // base: SimGrid's MPI_Win_shared_query returns the block start for every rank.
