@@ -133,6 +133,7 @@ CommandResult run_command(const std::vector<std::string> &argv, const std::strin
 }
 
 std::string describe_failure(const std::string &what, const CommandResult &result) {
+  if (result.cancelled) return what + " was cancelled";  // on purpose: what it printed tells nothing
   // The last few non-empty lines of stderr say why; more would bury the message.
   std::vector<std::string> lines;
   size_t start = 0;
@@ -148,8 +149,7 @@ std::string describe_failure(const std::string &what, const CommandResult &resul
     tail += (tail.empty() ? "" : " | ") + lines[i];
   char limit[32];
   std::snprintf(limit, sizeof limit, "%g", result.timeout_s);
-  std::string message = result.cancelled      ? what + " was cancelled"
-                        : result.timed_out     ? what + " timed out after " + limit + " s"
+  std::string message = result.timed_out       ? what + " timed out after " + limit + " s"
                         : result.exit_code < 0 ? what + " could not be started"
                                                : what + " failed (exit " + std::to_string(result.exit_code) + ")";
   return message + ": " + (tail.empty() ? "(no error output)" : tail);

@@ -27,7 +27,7 @@ CommandResult run_command(const std::vector<std::string> &argv, const std::strin
                           const std::string &stdout_path = "", double timeout_s = 0,
                           const std::atomic<bool> *cancel = nullptr);
 
-/** "WHAT failed (exit N): <last stderr lines>", "WHAT timed out: ...", "WHAT was cancelled: ..." for error messages. */
+/** "WHAT failed (exit N): <last stderr lines>", "WHAT timed out: ...", "WHAT was cancelled" for error messages. */
 std::string describe_failure(const std::string &what, const CommandResult &result);
 
 }  // namespace canopy

@@ -7,6 +7,7 @@
 
 #include "common/error.h"
 #include "common/log.h"
+#include "topo/loaders/loaders.h"
 #include "topo/source.h"
 
 namespace canopy::service {
@@ -38,9 +39,17 @@ std::string dump_to_load(const std::string &dump_dir) {
 DumpSignature dump_signature(const std::string &dump_dir) {
   DumpSignature s;
   s.dir = dump_to_load(dump_dir);
-  s.manifest = stamp(s.dir + "/manifest.json");
-  s.fabric = stamp(s.dir + "/ibnetdiscover.txt");
-  if (!s.fabric.exists) s.fabric = stamp(s.dir + "/opensm-subnet.lst");
+  try {
+    topo::DumpFiles files = topo::dump_files(s.dir);
+    s.has_fabric = !files.fabric.empty();
+    std::vector<std::string> paths = std::move(files.forwarding);
+    paths.push_back(files.fabric);
+    paths.push_back(files.manifest);
+    for (const std::string &path : paths) s.files.emplace_back(path, stamp(path));
+  } catch (const Error &e) {
+    s.has_fabric = true;  // something to load, whose load will report the error
+    s.unlisted = e.what();
+  }
   return s;
 }
 
@@ -91,7 +100,7 @@ bool Reloader::check(bool force) {
   bool first = !checked_;
   checked_ = true;
   last_ = signature;
-  if (signature.fabric.exists) return load(signature);
+  if (signature.has_fabric) return load(signature);
   // Nothing to load: normal before the first dump; after one, the directory lost its dump.
   std::string reason = "no dump in " + signature.dir + " (no ibnetdiscover.txt or opensm-subnet.lst)";
   if (store_.snapshot()) {

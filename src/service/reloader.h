@@ -10,6 +10,8 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "service/snapshot.h"
 
@@ -27,14 +29,18 @@ struct FileStamp {
 };
 
 /** Which dump a dump directory offers now: the directory to load (DIR/ + the
-    `current` link's target, or DIR itself) and the stamps of its manifest and
-    fabric file. No fabric file: nothing to load yet. */
+    `current` link's target, or DIR itself) and the stamps of every file its load
+    reads (topo::dump_files: the fabric, each forwarding table, the manifest), so
+    that a plain directory whose tables are rewritten in place is loaded again.
+    No fabric file: nothing to load yet. */
 struct DumpSignature {
   std::string dir;
-  FileStamp manifest, fabric;
+  bool has_fabric = false;
+  std::vector<std::pair<std::string, FileStamp>> files;
+  std::string unlisted;  // why the forwarding tables could not be listed (the load then says so too)
 
   bool operator==(const DumpSignature &o) const {
-    return dir == o.dir && manifest == o.manifest && fabric == o.fabric;
+    return dir == o.dir && has_fabric == o.has_fabric && files == o.files && unlisted == o.unlisted;
   }
   bool operator!=(const DumpSignature &o) const { return !(*this == o); }
 };

@@ -2,7 +2,7 @@
 # canopy-collect against a live simulated fabric: publishing moves DIR/current,
 # --keep prunes old dumps, and a failing or hanging tool leaves DIR/current
 # untouched, removes its incoming directory and exits non-zero with a message
-# naming the tool.
+# naming the tool; so does a Ctrl-C (SIGINT) while a tool runs, which ends the tool too.
 #
 # usage: collect_e2e.sh --work DIR --collect PATH
 set -euo pipefail
@@ -71,6 +71,30 @@ printf '#!/bin/sh\nsleep 30\n' >"$work/hang.sh"
 chmod +x "$work/hang.sh"
 expect_failure "ibnetdiscover timed out after 1 s" --ibnetdiscover "$work/hang.sh" --timeout 1
 expect_failure "cannot run /nonexistent/ibnetdiscover" --ibnetdiscover /nonexistent/ibnetdiscover
+
+# SIGINT while a tool runs (the tools run in their own process group, which a terminal's Ctrl-C
+# does not reach): the tool is killed too, nothing is published, nothing is left behind.
+cat >"$work/slow.sh" <<EOF
+#!/bin/sh
+[ "\$1" = --version ] && { echo 'slow 1.0'; exit 0; }
+echo \$\$ >"$work/slow.pid"
+exec sleep 30
+EOF
+chmod +x "$work/slow.sh"
+before=$(current)
+set -m  # job control: the collector gets SIGINT's default action, as in a terminal, not SIG_IGN
+"$collect" --once --out "$out" --ibnetdiscover "$work/slow.sh" 2>"$work/err.txt" &
+collector=$!
+set +m
+for _ in $(seq 100); do [ -s "$work/slow.pid" ] && break; sleep 0.1; done
+[ -s "$work/slow.pid" ] || fail "the slow ibnetdiscover never started"
+kill -INT "$collector"
+rc=0; wait "$collector" || rc=$?
+[ "$rc" -ne 0 ] || fail "canopy-collect --once exited 0 after SIGINT"
+! kill -0 "$(cat "$work/slow.pid")" 2>/dev/null || fail "SIGINT left the tool running"
+expect_eq "$(current)" "$before" "current after SIGINT"
+no_incoming "$out" "a run stopped by SIGINT"
+echo "ok: SIGINT during --once: exit $rc, $(cat "$work/err.txt")"
 rc=0; "$collect" --out "$out" 2>"$work/err.txt" || rc=$?
 [ "$rc" -eq 2 ] || fail "canopy-collect without --once or --watch: exit $rc, not 2 (a usage error)"
 grep -q "one of --once and --watch is required" "$work/err.txt" || fail "no usage message: $(cat "$work/err.txt")"

@@ -115,6 +115,24 @@ TEST_F(Reloading, PlainDumpDirectoryReloadsWhenItsManifestChanges) {
   EXPECT_EQ(generation(), 2u);
 }
 
+// ibroute run again for one switch, its table renamed over the old one, and the tables removed:
+// the fabric file and the manifest stay as they were.
+TEST_F(Reloading, PlainDumpDirectoryReloadsWhenItsForwardingTablesChange) {
+  dir.copy("dumps/ibnetdiscover/ibnetdiscover.txt", "ibnetdiscover.txt");
+  dir.copy("dumps/ibnetdiscover/ibroute", "ibroute");
+  ASSERT_TRUE(reloader.check());
+  EXPECT_FALSE(reloader.check());
+  fs::copy_file(dir / "ibroute/S1.txt", dir / "ibroute/S1.txt.new");
+  fs::rename(dir / "ibroute/S1.txt.new", dir / "ibroute/S1.txt");
+  EXPECT_TRUE(reloader.check());
+  EXPECT_EQ(generation(), 2u);
+  EXPECT_FALSE(reloader.check());
+  fs::remove_all(dir / "ibroute");
+  EXPECT_TRUE(reloader.check());
+  EXPECT_EQ(generation(), 3u);
+  EXPECT_FALSE(store.freshness()->stale);
+}
+
 TEST_F(Reloading, BackgroundThreadPicksUpNewDumpsAndStops) {
   add_dump(dir, "dump-a");
   point_current_at(dir, "dump-a");

@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "collect.h"
 #include "common/error.h"
+#include "stop.h"
 #include "watch.h"
 
 namespace {
@@ -82,6 +83,7 @@ int main(int argc, char **argv) {
       watch.json = modes.json;
       return canopy::collect::watch(options, watch);
     }
+    options.cancel = &canopy::collect::stop_on_signals();
     print_once(canopy::collect::collect_once(options), modes.json);
     return 0;
   });

@@ -1,6 +1,5 @@
 #include "watch.h"
 
-#include <signal.h>
 #include <time.h>
 
 #include <algorithm>
@@ -14,6 +13,7 @@
 #include "common/file_follow.h"
 #include "common/log.h"
 #include "common/text.h"
+#include "stop.h"
 
 namespace canopy::collect {
 namespace {
@@ -24,21 +24,6 @@ constexpr double kTickS = 0.2;
 // get a collection once the first has waited this many settle times (>= 10 s).
 constexpr double kMaxDelayFactor = 5;
 constexpr double kNever = std::numeric_limits<double>::infinity();
-
-// Set by SIGINT/SIGTERM; also the cancel flag of running tools.
-std::atomic<bool> g_stop{false};
-static_assert(std::atomic<bool>::is_always_lock_free, "set from a signal handler");
-
-extern "C" void on_stop_signal(int) { g_stop.store(true); }
-
-void install_stop_handlers() {
-  struct sigaction action {};
-  action.sa_handler = on_stop_signal;
-  sigemptyset(&action.sa_mask);
-  action.sa_flags = 0;  // no SA_RESTART: a sleep or poll in progress ends at once
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
-}
 
 double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -105,7 +90,7 @@ void collect_and_report(const CollectOptions &options, const std::string &reason
     CollectResult result = collect_once(options);
     report(result, now_s() - started, json);
   } catch (const std::exception &e) {
-    if (g_stop.load()) return;  // cut short by SIGINT/SIGTERM: not a failure
+    if (options.cancel->load()) return;  // cut short by SIGINT/SIGTERM: not a failure
     CANOPY_LOG(Error, "collection failed (the next trigger retries): %s", e.what());
   }
 }
@@ -135,11 +120,10 @@ std::string describe_triggers(const std::optional<FileFollower> &log, const Watc
 bool sweep_ended(std::string_view log_line) { return log_line.find("SUBNET UP") != std::string_view::npos; }
 
 int watch(const CollectOptions &collect, const WatchOptions &options) {
-  g_stop.store(false);
-  install_stop_handlers();
+  const std::atomic<bool> &stop = stop_on_signals();
   CollectOptions run = collect;
   run.skip_unchanged = true;
-  run.cancel = &g_stop;
+  run.cancel = &stop;
   std::optional<FileFollower> log;
   if (!options.opensm_log.empty()) log.emplace(options.opensm_log);
   CANOPY_LOG(Info, "watching %s (%s)", collect.out_dir.c_str(), describe_triggers(log, options).c_str());
@@ -147,7 +131,7 @@ int watch(const CollectOptions &collect, const WatchOptions &options) {
   Debounce trigger(options.settle_s);
   trigger.fire(now_s() - options.settle_s, "start");  // due at once: begin with a current dump
   double next_poll = kNever;
-  while (!g_stop.load()) {
+  while (!stop.load()) {
     double now = now_s();
     if (log) check_log(*log, trigger, now);
     if (now >= next_poll) {

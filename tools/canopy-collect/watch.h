@@ -7,7 +7,7 @@
 // in a burst, gives one collection. Every collection calls collect_once with
 // skip_unchanged; a failed one is logged and the next trigger tries again.
 // The watcher only stops on SIGINT or SIGTERM, killing any tool it is running,
-// so no .incoming-* directory is left behind.
+// so no .incoming-* directory is left behind (stop.h; --once stops so too).
 #pragma once
 #include <string>
 #include <string_view>

@@ -36,13 +36,12 @@ bool exists(const std::string &path) {
   return ::stat(path.c_str(), &st) == 0;
 }
 
-Topology load_fabric(const std::string &dir) {
-  std::string ibnetdiscover = join(dir, "ibnetdiscover.txt");
-  if (exists(ibnetdiscover)) return load_ibnetdiscover(read_file(ibnetdiscover), ibnetdiscover);
-  std::string subnet_lst = join(dir, "opensm-subnet.lst");
-  if (exists(subnet_lst)) return load_subnet_lst(read_file(subnet_lst), subnet_lst);
-  throw Error(CANOPY_ERR_IO, "dump directory " + dir + " has neither ibnetdiscover.txt nor opensm-subnet.lst");
-}
+// The fabric files a dump may hold, in the order they are looked for, with their loaders.
+struct FabricFile {
+  const char *name;
+  Topology (*load)(std::string_view text, const std::string &file);
+};
+const FabricFile kFabricFiles[] = {{"ibnetdiscover.txt", load_ibnetdiscover}, {"opensm-subnet.lst", load_subnet_lst}};
 
 /** The *.txt files in @p dir, sorted so that errors are reported in a stable order. */
 std::vector<std::string> ibroute_files(const std::string &dir) {
@@ -58,8 +57,7 @@ std::vector<std::string> ibroute_files(const std::string &dir) {
   return files;
 }
 
-void load_ibroute_dir(Topology &topo, const std::string &dir) {
-  std::vector<std::string> files = ibroute_files(dir);
+void load_ibroute_files(Topology &topo, const std::vector<std::string> &files, const std::string &dir) {
   if (files.empty() && !topo.switches().empty())
     throw Error(CANOPY_ERR_IO, dir + " holds no *.txt forwarding-table dumps");
   std::vector<std::vector<lft::ParsedTable>> parsed(files.size());
@@ -126,20 +124,34 @@ void check_manifest(const Topology &topo, const std::string &path) {
 
 }  // namespace
 
+DumpFiles dump_files(const std::string &dir) {
+  DumpFiles files;
+  for (const FabricFile &f : kFabricFiles)
+    if (files.fabric.empty() && exists(join(dir, f.name))) files.fabric = join(dir, f.name);
+  std::string ibroute = join(dir, "ibroute");
+  files.ibroute = is_directory(ibroute);
+  files.forwarding = files.ibroute ? ibroute_files(ibroute) : std::vector<std::string>{join(dir, "opensm-lfts.dump")};
+  files.manifest = join(dir, "manifest.json");
+  return files;
+}
+
 Topology load_dump_dir(const std::string &dir) {
   if (!is_directory(dir))
     throw Error(CANOPY_ERR_IO, "dump directory " + dir + " does not exist or is not a directory");
-  Topology topo = load_fabric(dir);  // finalized by its loader, so GUID lookups work
-  std::string ibroute = join(dir, "ibroute");
-  std::string lfts = join(dir, "opensm-lfts.dump");
-  if (is_directory(ibroute))
-    load_ibroute_dir(topo, ibroute);
-  else if (exists(lfts))
-    apply_forwarding_tables(topo, read_file(lfts), lfts);
+  DumpFiles files = dump_files(dir);
+  const FabricFile *fabric = nullptr;
+  for (const FabricFile &f : kFabricFiles)
+    if (files.fabric == join(dir, f.name)) fabric = &f;
+  if (!fabric)
+    throw Error(CANOPY_ERR_IO, "dump directory " + dir + " has neither ibnetdiscover.txt nor opensm-subnet.lst");
+  Topology topo = fabric->load(read_file(files.fabric), files.fabric);  // finalized, so GUID lookups work
+  if (files.ibroute)
+    load_ibroute_files(topo, files.forwarding, join(dir, "ibroute"));
+  else if (exists(files.forwarding[0]))
+    apply_forwarding_tables(topo, read_file(files.forwarding[0]), files.forwarding[0]);
   topo.set_source("dump:" + dir);
   topo.finalize();
-  std::string manifest = join(dir, "manifest.json");
-  if (exists(manifest)) check_manifest(topo, manifest);
+  if (exists(files.manifest)) check_manifest(topo, files.manifest);
   return topo;
 }
 

@@ -27,6 +27,19 @@ Topology load_torus(std::string_view text, const std::string &file);
 /** A dump directory: ibnetdiscover.txt (or opensm-subnet.lst) + ibroute/NAME.txt (or opensm-lfts.dump). */
 Topology load_dump_dir(const std::string &dir);
 
+/** The files load_dump_dir(@p dir) reads, chosen as it chooses them (so canopyd watches exactly
+    these): the fabric (ibnetdiscover.txt, else opensm-subnet.lst; empty when neither exists),
+    the forwarding tables (ibroute/'s *.txt in name order when ibroute/ is a directory, else
+    opensm-lfts.dump, present or not), and manifest.json (present or not). Throws Error(IO)
+    when ibroute/ cannot be listed. */
+struct DumpFiles {
+  std::string fabric;
+  bool ibroute = false;  // forwarding lists ibroute/'s files, not opensm-lfts.dump
+  std::vector<std::string> forwarding;
+  std::string manifest;
+};
+DumpFiles dump_files(const std::string &dir);
+
 struct HostfileEntry {
   std::string name;
   size_t line;    // 1-based, for error messages
