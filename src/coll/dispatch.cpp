@@ -271,6 +271,8 @@ int run_collective(Collective coll, MPI_Comm comm, size_t bytes, const char *for
   try {
     h = &hierarchy_of(comm);
     choice = choose<Fn>(coll, *h, bytes, forced);
+  } catch (const HierarchyUnusable &) {
+    return pmpi();  // said once, when the hierarchy could not be built
   } catch (const std::exception &e) {
     CANOPY_LOG(Warn, "%s: falling back to PMPI: %s", name, e.what());
     return pmpi();

@@ -221,19 +221,28 @@ std::string Hierarchy::describe() const {
 }
 
 Hierarchy &hierarchy_of(MPI_Comm comm) {
-  if (g_last && comm == g_last_comm) return *g_last;
-  if (g_keyval == MPI_KEYVAL_INVALID) create_keyvals();
-  void *value = nullptr;
-  int found = 0;
-  check_mpi(PMPI_Comm_get_attr(comm, g_keyval, &value, &found), "MPI_Comm_get_attr");
-  if (!found) {
-    std::unique_ptr<Hierarchy> h = build(comm);
-    check_mpi(PMPI_Comm_set_attr(comm, g_keyval, h.get()), "MPI_Comm_set_attr");
-    g_cached.push_back(comm);
-    value = h.release();
+  if (!g_last || comm != g_last_comm) {
+    if (g_keyval == MPI_KEYVAL_INVALID) create_keyvals();
+    void *value = nullptr;
+    int found = 0;
+    check_mpi(PMPI_Comm_get_attr(comm, g_keyval, &value, &found), "MPI_Comm_get_attr");
+    if (!found) {
+      std::unique_ptr<Hierarchy> h;
+      try {
+        h = build(comm);
+      } catch (const Error &e) {
+        CANOPY_LOG(Warn, "collectives on this communicator go to PMPI: %s", e.what());
+        h = std::make_unique<Hierarchy>();
+        h->unusable = e.what();
+      }
+      check_mpi(PMPI_Comm_set_attr(comm, g_keyval, h.get()), "MPI_Comm_set_attr");
+      g_cached.push_back(comm);
+      value = h.release();
+    }
+    g_last_comm = comm;
+    g_last = static_cast<Hierarchy *>(value);
   }
-  g_last_comm = comm;
-  g_last = static_cast<Hierarchy *>(value);
+  if (!g_last->unusable.empty()) throw HierarchyUnusable(CANOPY_ERR_UNSUPPORTED, g_last->unusable);
   return *g_last;
 }
 

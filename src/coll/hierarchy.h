@@ -21,11 +21,13 @@
 #include "coll/plan/group_order.h"
 #include "coll/scratch.h"
 #include "coll/shm/segment.h"
+#include "common/error.h"
 
 namespace canopy::coll {
 
 struct Hierarchy {
   CollConfig config;  // parameters resolved when the hierarchy was built
+  std::string unusable;  // why it could not be built (then nothing else is set); empty when built
 
   MPI_Comm comm = MPI_COMM_NULL;  // private duplicate of the user's communicator
   int rank = 0, size = 1;
@@ -81,7 +83,15 @@ struct Hierarchy {
   size_t uniform_block_ = SIZE_MAX;
 };
 
-/** The hierarchy cached on @p comm, built collectively on the first call. Throws Error. */
+/** Thrown by hierarchy_of for a communicator whose hierarchy could not be built. The reason was
+    logged once, at the first call (every rank fails alike: see build()); callers go to PMPI. */
+struct HierarchyUnusable : Error {
+  using Error::Error;
+};
+
+/** The hierarchy cached on @p comm, built collectively on the first call. A failed build is
+    cached too, so that later calls neither build again (collectively) nor warn again: they
+    throw HierarchyUnusable. */
 Hierarchy &hierarchy_of(MPI_Comm comm);
 
 /** True for an intra-communicator (inter-communicators go to PMPI). */

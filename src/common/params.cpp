@@ -1,5 +1,6 @@
 #include "common/params.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
@@ -10,6 +11,7 @@
 #include "canopy/config.h"
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/text.h"
 
 namespace canopy {
 namespace {
@@ -145,6 +147,10 @@ const nlohmann::json &config_file(const std::string &path) {
     nlohmann::json parsed = nlohmann::json::parse(read_file(path), nullptr, false);
     if (parsed.is_discarded() || !parsed.is_object())
       throw Error(CANOPY_ERR_PARSE, path + ": CANOPY_CONFIG_FILE must hold a JSON object");
+    for (const auto &item : parsed.items())  // a misspelt name would otherwise be ignored without a word
+      if (std::none_of(kRegistry.begin(), kRegistry.end(), [&](const ParamDef &d) { return item.key() == d.name; }))
+        throw Error(CANOPY_ERR_PARSE, path + ": unknown parameter '" + printable(item.key()) +
+                                          "' (canopy info --config lists them)");
     loaded = std::move(parsed);
     loaded_path = path;
   }

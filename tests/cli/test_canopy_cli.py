@@ -6,6 +6,7 @@ ibtracert answers for every host pair are recorded beside it).
 Usage: test_canopy_cli.py BIN_DIR DATA_DIR"""
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -183,6 +184,11 @@ def test_info():
     check("info lists parameters", "log_level" in params and "topo_delay_bytes" in params, params.keys())
     p = params["topo_hop_latency_us"]
     check("info shows value and source", p["value"] == "0.3" and p["source"].startswith("environment"), p)
+    r = canopy("info", "--algorithms")
+    rules = [line.split() for line in r.stdout.splitlines() if re.match(r"\s+\d+\.\.", line)]
+    check("info --algorithms: each rule names the MPI library it holds for",
+          rules and all(rule[-3] in ("any", "open_mpi") for rule in rules) and
+          ["open_mpi", "->", "multi_leader_shm"] in [rule[-3:] for rule in rules], r.stdout)
 
 
 def test_bench_without_mpirun():

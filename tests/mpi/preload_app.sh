@@ -30,6 +30,9 @@ MPI_ENV="LD_PRELOAD=$lib CANOPY_HOSTMAP=$dir/short-hostmap" "$run_mpi" 120 $np "
 diff "$dir/plain.out" "$dir/short.out"
 grep -q "the host map lists 4 ranks, MPI_COMM_WORLD has rank 4" "$dir/short.err"
 grep -q "another rank could not read its parameters or host map" "$dir/short.err"
+# Said once per communicator (the world and the split), not again at every call.
+warned=$(grep -c "the host map lists 4 ranks" "$dir/short.err" || true)
+[ "$warned" -le 2 ] || { echo "the host map warning came $warned times: once per call, not per communicator"; exit 1; }
 # A bad value where an algorithm runs another inside it (two_level's Bcast in a node) falls back
 # like any bad parameter, naming it, with the same output; so does a config file that is not there,
 # which once aborted every rank (logging re-read it inside a noexcept path).

@@ -47,6 +47,16 @@ TEST(Params, DefaultEnvironmentAndConfigFile) {
   unsetenv("CANOPY_CONFIG_FILE");
 }
 
+TEST(Params, ConfigFileWithAnUnknownNameIsAnError) {
+  std::string path = ::testing::TempDir() + "canopy_config_misspelt.json";
+  write_file_atomic(path, R"({"topo_hop_latency_us": 0.25, "topo_hop_latency": 0.3})");
+  setenv("CANOPY_CONFIG_FILE", path.c_str(), 1);
+  EXPECT_EQ(guard([] { param_double("topo_hop_latency_us"); }), CANOPY_ERR_PARSE);
+  EXPECT_NE(std::string(canopy_last_error()).find("unknown parameter 'topo_hop_latency'"), std::string::npos)
+      << canopy_last_error();
+  unsetenv("CANOPY_CONFIG_FILE");
+}
+
 TEST(Params, CApiAndUnknownNames) {
   char buf[32];
   EXPECT_EQ(canopy_config_get("topo_delay_bytes", buf, sizeof buf), CANOPY_SUCCESS);

@@ -43,10 +43,11 @@ int print_algorithms(bool json) {
       std::printf("  %-24s %s\n", info.name, info.summary);
       for (const char *name : info.params) std::printf("  %-24s   %s = %s\n", "", name, param_lookup(name).text.c_str());
     }
-    std::printf("  built-in rules (first match; comm size, nodes, ranks per node, bytes):\n");
+    std::printf("  built-in rules (first match; comm size, nodes, ranks per node, bytes, MPI library):\n");
     for (const coll::Rule &r : coll::builtin_rules(c))
-      std::printf("    %-10s %-10s %-10s %-16s -> %s\n", range_text(r.comm_size).c_str(), range_text(r.nodes).c_str(),
-                  range_text(r.ranks_per_node).c_str(), range_text(r.bytes).c_str(), r.algorithm.c_str());
+      std::printf("    %-10s %-10s %-10s %-16s %-9s -> %s\n", range_text(r.comm_size).c_str(),
+                  range_text(r.nodes).c_str(), range_text(r.ranks_per_node).c_str(), range_text(r.bytes).c_str(),
+                  r.library.empty() ? "any" : r.library.c_str(), r.algorithm.c_str());
   }
   return 0;
 }
