@@ -98,6 +98,9 @@ echo "ok: SIGINT during --once: exit $rc, $(cat "$work/err.txt")"
 rc=0; "$collect" --out "$out" 2>"$work/err.txt" || rc=$?
 [ "$rc" -eq 2 ] || fail "canopy-collect without --once or --watch: exit $rc, not 2 (a usage error)"
 grep -q "one of --once and --watch is required" "$work/err.txt" || fail "no usage message: $(cat "$work/err.txt")"
+rc=0; "$collect" --once --out "$out" --timeout 0 2>"$work/err.txt" || rc=$?
+[ "$rc" -eq 2 ] && grep -q -- "--timeout: must be greater than 0, not 0" "$work/err.txt" ||
+  fail "--timeout 0: exit $rc, $(cat "$work/err.txt")"
 expect_eq "$(dumps | tr '\n' ' ')" "$second $third " "dumps after the failing runs"
 ibsim_stop
 echo "PASS"

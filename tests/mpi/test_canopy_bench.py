@@ -234,7 +234,10 @@ def test_errors():
         (["bcast", "--method", "fast"], "unknown method 'fast'"),
         (["bcast", "--purge-bytes", "100"], "applies to --method smp-paper only"),
         (["bcast", "--plot", "out.png"], "is not a FILE.svg"),
-        (["bcast", "-i", "0"], "-i"),
+        (["bcast", "-i", "0"], "--iterations: must be at least 1, not 0"),
+        (["bcast", "-x", "-1"], "--warmup: must be at least 0, not -1"),
+        (["bcast", "--method", "smp-paper", "--purge-bytes", "-5"], "--purge-bytes: must be at least 0, not -5"),
+        (["bcast", "--method", "smp-paper", "--purge-bytes", "2e9"], "--purge-bytes: must be at most 1073741824"),
         (["bcast", "--algorithm", "shm", "--compare", "mpi,shm"], "excludes"),
     ]
     for args, message in cases:

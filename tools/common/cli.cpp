@@ -1,6 +1,7 @@
 #include "cli.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 
 #include "common/error.h"
@@ -21,6 +22,26 @@ void add_json_flag(CLI::App &command, bool &json) {
 CLI::Validator output_path() {
   return CLI::Validator([](std::string &path) { return path.empty() ? std::string("an empty path names nothing") : std::string(); },
                         "");
+}
+
+CLI::Validator number_from(double min, bool exclusive, double max) {
+  auto text = [](double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.15g", v);
+    return std::string(buf);
+  };
+  std::string name = (exclusive ? "> " : ">= ") + text(min);
+  return CLI::Validator(
+      [=](std::string &value) -> std::string {
+        char *end = nullptr;
+        double v = std::strtod(value.c_str(), &end);
+        if (value.empty() || *end != '\0' || v != v) return "'" + value + "' is not a number";
+        if (exclusive ? v <= min : v < min)
+          return "must be " + std::string(exclusive ? "greater than " : "at least ") + text(min) + ", not " + value;
+        if (v > max) return "must be at most " + text(max) + ", not " + value;
+        return std::string();
+      },
+      name);
 }
 
 // Strings from the user (paths, specs) may not be UTF-8: replaced, never an exception.
