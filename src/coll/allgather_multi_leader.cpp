@@ -106,6 +106,7 @@ void distribute(Hierarchy &h, char *msg, size_t bytes, Transport transport) {
 
 void multi_leader(Hierarchy &h, char *recv, size_t block, Transport transport) {
   BlockAllgatherFn inter = inter_leader_allgather(h.config.allgather_inter_algorithm);  // every rank, before traffic
+  h.split_groups();
   const GroupOrder &order = h.group_order;
   int g = h.group_id;
   bool leader = h.group_leaders != MPI_COMM_NULL;

@@ -101,22 +101,8 @@ int my_socket(const std::string &layout, int node_rank, int node_size) {
   return bound;
 }
 
-// Every rank learns the group (numbered by its leader's rank among the group leaders) and the
-// group rank of every other rank.
-void build_group_order(Hierarchy &h) {
-  if (h.group_leaders != MPI_COMM_NULL) check_mpi(PMPI_Comm_rank(h.group_leaders, &h.group_id), "MPI_Comm_rank");
-  check_mpi(PMPI_Bcast(&h.group_id, 1, MPI_INT, 0, h.group), "MPI_Bcast");
-  int mine[2] = {h.group_id, h.group_rank};
-  std::vector<int> all(2 * static_cast<size_t>(h.size));
-  check_mpi(PMPI_Allgather(mine, 2, MPI_INT, all.data(), 2, MPI_INT, h.comm), "MPI_Allgather");
-  std::vector<int> group_of(h.size), group_rank_of(h.size);
-  for (int r = 0; r < h.size; ++r) {
-    group_of[r] = all[2 * r];
-    group_rank_of[r] = all[2 * r + 1];
-  }
-  h.group_order = GroupOrder(std::move(group_of), std::move(group_rank_of));
-}
-
+// Every rank's group and group rank, as split_groups' splits number them: a group's ranks in
+// node-rank order, the groups by their leaders' communicator ranks.
 void build_groups(Hierarchy &h) {
   h.socket = my_socket(h.config.node_layout, h.node_rank, h.node_size);
   std::vector<int> sockets(h.node_size);
@@ -124,10 +110,22 @@ void build_groups(Hierarchy &h) {
   std::vector<int> groups = leader_groups(sockets, h.config.leaders_per_node);
   h.group_index = groups[h.node_rank];
   h.groups_per_node = *std::max_element(groups.begin(), groups.end()) + 1;
-  split(h.node, h.group_index, h.node_rank, &h.group);
-  check_mpi(PMPI_Comm_rank(h.group, &h.group_rank), "MPI_Comm_rank");
-  split(h.comm, h.group_rank == 0 ? 0 : MPI_UNDEFINED, h.rank, &h.group_leaders);
-  build_group_order(h);
+  h.group_rank = static_cast<int>(std::count(groups.begin(), groups.begin() + h.node_rank, h.group_index));
+  int leader_local = static_cast<int>(std::find(groups.begin(), groups.end(), h.group_index) - groups.begin());
+  int leader = 0;  // the communicator rank of this rank's group leader
+  while (h.node_of[leader] != h.node_index || h.local_rank_of[leader] != leader_local) ++leader;
+  int mine[2] = {leader, h.group_rank};
+  std::vector<int> all(2 * static_cast<size_t>(h.size));
+  check_mpi(PMPI_Allgather(mine, 2, MPI_INT, all.data(), 2, MPI_INT, h.comm), "MPI_Allgather");
+  std::vector<int> id_of_leader(h.size, -1), group_of(h.size), group_rank_of(h.size);
+  for (int r = 0, groups_seen = 0; r < h.size; ++r)
+    if (all[2 * r + 1] == 0) id_of_leader[r] = groups_seen++;
+  for (int r = 0; r < h.size; ++r) {
+    group_of[r] = id_of_leader[all[2 * r]];
+    group_rank_of[r] = all[2 * r + 1];
+  }
+  h.group_id = group_of[h.rank];
+  h.group_order = GroupOrder(std::move(group_of), std::move(group_rank_of));
 }
 
 std::unique_ptr<Hierarchy> build(MPI_Comm comm) {
@@ -192,7 +190,22 @@ void create_keyvals() {
 Hierarchy::~Hierarchy() {
   group_segment_.reset();
   node_segment_.reset();
-  for (MPI_Comm *c : {&group_leaders, &group, &leaders, &node, &comm}) free_comm(*c);
+  if (owns_group_comms_)
+    for (MPI_Comm *c : {&group_leaders, &group}) free_comm(*c);
+  for (MPI_Comm *c : {&leaders, &node, &comm}) free_comm(*c);
+}
+
+void Hierarchy::split_groups() {
+  if (groups_split_) return;
+  groups_split_ = true;
+  if (group_order.groups() == nodes) {  // one group per node, everywhere: the node and its leader
+    group = node;
+    group_leaders = leaders;
+    return;
+  }
+  owns_group_comms_ = true;
+  split(node, group_index, node_rank, &group);
+  split(comm, group_rank == 0 ? 0 : MPI_UNDEFINED, rank, &group_leaders);
 }
 
 shm::Segment &Hierarchy::node_segment() {

@@ -5,6 +5,10 @@
 //   group    multi-leader group inside the node (coll_leaders_per_node, or one per socket)
 //   group_leaders  rank 0 of every group of every node
 //   group_order    every rank's group across the communicator (multi-leader Allgather)
+// The groups are worked out when the hierarchy is built, but their two communicators are split
+// only when the multi-leader Allgather first runs (split_groups), and not at all where every
+// node is one group (they are then the node and the leaders): MPICH has a few thousand context
+// ids in all, and each communicator of the application costs this hierarchy's on top.
 // Every internal message travels on private duplicates, so Canopy's traffic can
 // never match the application's receives on the user's communicator.
 #pragma once
@@ -42,9 +46,9 @@ struct Hierarchy {
   std::vector<int> node_size_of;     // node index -> ranks on it
 
   int socket = -1;                   // package of this rank (-1: unknown)
-  MPI_Comm group = MPI_COMM_NULL;
+  MPI_Comm group = MPI_COMM_NULL;          // MPI_COMM_NULL until split_groups()
   int group_index = 0, group_rank = 0, groups_per_node = 1;
-  MPI_Comm group_leaders = MPI_COMM_NULL;  // MPI_COMM_NULL except on group leaders
+  MPI_Comm group_leaders = MPI_COMM_NULL;  // after split_groups(): MPI_COMM_NULL except on group leaders
   int group_id = 0;                  // this rank's group across the communicator = its leader's rank in group_leaders
   GroupOrder group_order;            // group and group rank of every communicator rank
 
@@ -65,8 +69,12 @@ struct Hierarchy {
 
   /** The node's shared-memory segment, created (collectively over the node) on first use. */
   shm::Segment &node_segment();
+  /** Sets group and group_leaders: collective over the whole communicator, so every rank calls
+      it (the multi-leader Allgather does, first); later calls return at once. */
+  void split_groups();
   /** The leader group's segment (allocated by the group leader, so it sits on its socket), created
-      (collectively over the group) on first use; the node segment when the node has one group. */
+      (collectively over the group) on first use; the node segment when the node has one group.
+      After split_groups(). */
   shm::Segment &group_segment();
   /** Working memory kept between calls, one buffer per nesting level (scratch.h). */
   Scratch &scratch(ScratchUse use) { return scratch_[static_cast<size_t>(use)]; }
@@ -78,6 +86,7 @@ struct Hierarchy {
 
  private:
   std::unique_ptr<shm::Segment> node_segment_, group_segment_;
+  bool groups_split_ = false, owns_group_comms_ = false;
   std::array<Scratch, kScratchUses> scratch_;
   Blocks uniform_;
   size_t uniform_block_ = SIZE_MAX;
