@@ -42,6 +42,8 @@ def test_help_and_version():
     check("version", r.returncode == 0 and "canopy" in r.stdout, r.stdout)
     r = canopy()
     check("no subcommand is a usage error (exit 2)", r.returncode == 2, r.returncode)
+    check("usage errors read like other errors", r.stderr.startswith("canopy: error: A subcommand is required\n"),
+          r.stderr)
 
 
 def test_summary():

@@ -13,6 +13,10 @@ void setup_app(CLI::App &app, const std::string &tool_name) {
   app.set_version_flag("--version", std::string(tool_name) + " (canopy) " + CANOPY_VERSION_STRING);
   app.footer("Environment: CANOPY_LOG_LEVEL=error|warn|info|debug|trace, CANOPY_CONFIG_FILE=FILE.json.\n"
              "Documentation: docs/ in the Canopy source tree.");
+  // Usage errors look like every other error ("TOOL: error: ..."), then the hint.
+  app.failure_message([tool_name](const CLI::App *, const CLI::Error &e) {
+    return tool_name + ": error: " + e.what() + "\nRun with --help for more information.\n";
+  });
 }
 
 void add_json_flag(CLI::App &command, bool &json) {
