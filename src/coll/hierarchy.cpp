@@ -190,20 +190,18 @@ void create_keyvals() {
 Hierarchy::~Hierarchy() {
   group_segment_.reset();
   node_segment_.reset();
-  if (owns_group_comms_)
+  if (group != node)  // not split yet, or split into communicators of their own
     for (MPI_Comm *c : {&group_leaders, &group}) free_comm(*c);
   for (MPI_Comm *c : {&leaders, &node, &comm}) free_comm(*c);
 }
 
 void Hierarchy::split_groups() {
-  if (groups_split_) return;
-  groups_split_ = true;
+  if (group != MPI_COMM_NULL) return;  // every rank has a group once split
   if (group_order.groups() == nodes) {  // one group per node, everywhere: the node and its leader
     group = node;
     group_leaders = leaders;
     return;
   }
-  owns_group_comms_ = true;
   split(node, group_index, node_rank, &group);
   split(comm, group_rank == 0 ? 0 : MPI_UNDEFINED, rank, &group_leaders);
 }

@@ -86,7 +86,6 @@ struct Hierarchy {
 
  private:
   std::unique_ptr<shm::Segment> node_segment_, group_segment_;
-  bool groups_split_ = false, owns_group_comms_ = false;
   std::array<Scratch, kScratchUses> scratch_;
   Blocks uniform_;
   size_t uniform_block_ = SIZE_MAX;

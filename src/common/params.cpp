@@ -1,6 +1,5 @@
 #include "common/params.h"
 
-#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
@@ -131,9 +130,14 @@ const std::vector<ParamDef> kRegistry = {
      "`canopy query`."},
 };
 
-const ParamDef &find_def(const std::string &name) {
+const ParamDef *lookup_def(const std::string &name) {
   for (const ParamDef &def : kRegistry)
-    if (name == def.name) return def;
+    if (name == def.name) return &def;
+  return nullptr;
+}
+
+const ParamDef &find_def(const std::string &name) {
+  if (const ParamDef *def = lookup_def(name)) return *def;
   throw Error(CANOPY_ERR_NOT_FOUND, "unknown parameter '" + name + "'");
 }
 
@@ -148,7 +152,7 @@ const nlohmann::json &config_file(const std::string &path) {
     if (parsed.is_discarded() || !parsed.is_object())
       throw Error(CANOPY_ERR_PARSE, path + ": CANOPY_CONFIG_FILE must hold a JSON object");
     for (const auto &item : parsed.items())  // a misspelt name would otherwise be ignored without a word
-      if (std::none_of(kRegistry.begin(), kRegistry.end(), [&](const ParamDef &d) { return item.key() == d.name; }))
+      if (!lookup_def(item.key()))
         throw Error(CANOPY_ERR_PARSE, path + ": unknown parameter '" + printable(item.key()) +
                                           "' (canopy info --config lists them)");
     loaded = std::move(parsed);

@@ -68,9 +68,9 @@ void declare_options(CLI::App &app, RawOptions &raw, Options &opts) {
                                                   "Alltoall: bytes per rank block; Reduce, Allreduce: "
                                                   "whole MPI_FLOATs, from 4)");
   app.add_option("-i,--iterations", raw.iterations, "Timed iterations per size and algorithm (default 1000, "
-                                                    "100 above 8 KiB)")->check(cli::number_from(1));
+                                                    "100 above 8 KiB)")->check(cli::at_least(1));
   app.add_option("-x,--warmup", raw.warmup, "Untimed warm-up iterations per size and algorithm (default 100, "
-                                            "10 above 8 KiB)")->check(cli::number_from(0));
+                                            "10 above 8 KiB)")->check(cli::at_least(0));
   app.add_flag("-f,--full", opts.full, "Also print the minimum and maximum latency and the iterations");
   app.add_flag("-z,--tail-lat", opts.tail, "Also print the P50, P90 and P99 latencies (OSU 7's -z): robust "
                                            "where the average is not, on a shared machine");
@@ -83,12 +83,12 @@ void declare_options(CLI::App &app, RawOptions &raw, Options &opts) {
   CLI::Option *compare = app.add_option("--compare", raw.compare, "A,B,...: measure these algorithms interleaved (each size, each "
                                            "algorithm in turn, in rounds); ratios against the first");
   compare->excludes(algorithm);
-  app.add_option("--rounds", opts.rounds, "--compare: rounds per size (default 10)")->check(cli::number_from(1));
+  app.add_option("--rounds", opts.rounds, "--compare: rounds per size (default 10)")->check(cli::at_least(1));
   app.add_option("--method", raw.method, "osu (default: barrier, time each call, average over ranks) or "
                                          "smp-paper (purge caches, barrier, time, maximum over ranks)");
   app.add_option("--purge-bytes", opts.purge_bytes, "smp-paper: bytes written to purge caches before each "
                                                     "call (default: the L2 cache size)")
-      ->check(cli::number_from(0, false, 1 << 30));
+      ->check(cli::at_least(0, 1 << 30));
   app.add_flag("--json", opts.json, "Write the results as JSON on stdout instead of the OSU table");
   app.add_option("--plot", opts.plot, "Draw latency against size (log-log, one line per algorithm) into "
                                       "this SVG file with gnuplot");

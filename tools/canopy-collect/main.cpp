@@ -37,11 +37,11 @@ void add_watch_options(CLI::App &app, Modes &modes, canopy::collect::WatchOption
                          ->needs(watching);
   modes.poll = app.add_option("--poll", watch.poll_s, "With --watch: also re-collect every SEC seconds")
                    ->type_name("SEC")
-                   ->check(canopy::cli::number_from(0, true))
+                   ->check(canopy::cli::greater_than(0))
                    ->needs(watching);
   app.add_option("--settle", watch.settle_s, "With --watch: seconds without a new trigger before collecting (default 2)")
       ->type_name("SEC")
-      ->check(canopy::cli::number_from(0))
+      ->check(canopy::cli::at_least(0))
       ->needs(watching);
 }
 
@@ -73,7 +73,7 @@ int main(int argc, char **argv) {
   app.add_option("--ca", options.ca, "HCA to use, passed to the tools as -C NAME");
   app.add_option("--port", options.port, "HCA port to use, passed to the tools as -P N")->check(CLI::Range(1, 254));
   app.add_option("--timeout", options.timeout_s, "Seconds allowed to each tool run (default 120)")
-      ->check(canopy::cli::number_from(0, true));
+      ->check(canopy::cli::greater_than(0));
   canopy::cli::add_json_flag(app, modes.json);
 
   return canopy::cli::run(app, argc, argv, [&] {

@@ -28,25 +28,34 @@ CLI::Validator output_path() {
                         "");
 }
 
-CLI::Validator number_from(double min, bool exclusive, double max) {
-  auto text = [](double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.15g", v);
-    return std::string(buf);
-  };
-  std::string name = (exclusive ? "> " : ">= ") + text(min);
+namespace {
+
+std::string number_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.15g", v);
+  return buf;
+}
+
+// A number above @p min (or equal to it unless @p exclusive) and at most @p max.
+CLI::Validator number_check(double min, bool exclusive, double max) {
   return CLI::Validator(
       [=](std::string &value) -> std::string {
         char *end = nullptr;
         double v = std::strtod(value.c_str(), &end);
         if (value.empty() || *end != '\0' || v != v) return "'" + value + "' is not a number";
         if (exclusive ? v <= min : v < min)
-          return "must be " + std::string(exclusive ? "greater than " : "at least ") + text(min) + ", not " + value;
-        if (v > max) return "must be at most " + text(max) + ", not " + value;
+          return std::string("must be ") + (exclusive ? "greater than " : "at least ") + number_text(min) + ", not " +
+                 value;
+        if (v > max) return "must be at most " + number_text(max) + ", not " + value;
         return std::string();
       },
-      name);
+      (exclusive ? "> " : ">= ") + number_text(min));
 }
+
+}  // namespace
+
+CLI::Validator at_least(double min, double max) { return number_check(min, false, max); }
+CLI::Validator greater_than(double min) { return number_check(min, true, 1e300); }
 
 // Strings from the user (paths, specs) may not be UTF-8: replaced, never an exception.
 void print_json(const nlohmann::json &value) {

@@ -16,11 +16,12 @@ void add_json_flag(CLI::App &command, bool &json);
 /** For an option naming a file or folder (to write, or to serve): an empty
     value (an unset shell variable, say) is a usage error, not "none". */
 CLI::Validator output_path();
-/** For a count or an amount: a number of at least @p min (greater than @p min when
-    @p exclusive), at most @p max, or a usage error that says so ("must be at least 1, not 0").
-    CLI11's PositiveNumber answers "not in range 0.000000 to 179769...", and an unsigned option
-    would take "-5" as 2^64 - 5. */
-CLI::Validator number_from(double min, bool exclusive = false, double max = 1e300);
+/** For a count or an amount: a number of at least @p min (at most @p max), or greater than
+    @p min, else a usage error that says so ("must be at least 1, not 0"). CLI11's
+    PositiveNumber answers "not in range 0.000000 to 179769...", and an unsigned option would
+    take "-5" as 2^64 - 5. */
+CLI::Validator at_least(double min, double max = 1e300);
+CLI::Validator greater_than(double min);
 
 /** Pretty JSON to stdout, newline-terminated. */
 void print_json(const nlohmann::json &value);
