@@ -25,6 +25,10 @@ std::vector<MPI_Comm> g_cached;
 // before the handle can be reused for another communicator.
 MPI_Comm g_last_comm = MPI_COMM_NULL;
 Hierarchy *g_last = nullptr;
+// Set once MPI_Finalize has freed the cached hierarchies: a collective after that (from an
+// application's own MPI_COMM_SELF delete callback, which MPI runs after Canopy's when it was set
+// before it) goes to PMPI instead of building a hierarchy that nothing would free.
+bool g_finalizing = false;
 
 void free_comm(MPI_Comm &comm) {
   if (comm != MPI_COMM_NULL) PMPI_Comm_free(&comm);
@@ -172,6 +176,7 @@ int delete_hierarchy(MPI_Comm comm, int, void *value, void *) {
 // MPI_Finalize deletes MPI_COMM_SELF's attributes first, while MPI still works: the moment
 // to free what is cached on communicators the application never freed (MPI_COMM_WORLD).
 int free_all_at_finalize(MPI_Comm, int, void *, void *) {
+  g_finalizing = true;
   std::vector<MPI_Comm> cached = g_cached;
   for (MPI_Comm comm : cached) PMPI_Comm_delete_attr(comm, g_keyval);
   return MPI_SUCCESS;
@@ -233,6 +238,7 @@ std::string Hierarchy::describe() const {
 
 Hierarchy &hierarchy_of(MPI_Comm comm) {
   if (!g_last || comm != g_last_comm) {
+    if (g_finalizing) throw HierarchyUnusable(CANOPY_ERR_UNSUPPORTED, "MPI_Finalize has begun");
     if (g_keyval == MPI_KEYVAL_INVALID) create_keyvals();
     void *value = nullptr;
     int found = 0;

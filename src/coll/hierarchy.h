@@ -91,15 +91,16 @@ struct Hierarchy {
   size_t uniform_block_ = SIZE_MAX;
 };
 
-/** Thrown by hierarchy_of for a communicator whose hierarchy could not be built. The reason was
-    logged once, at the first call (every rank fails alike: see build()); callers go to PMPI. */
+/** Thrown by hierarchy_of for a communicator whose hierarchy could not be built (the reason was
+    logged once, at the first call; every rank fails alike: see build()) and for every
+    communicator once MPI_Finalize has freed the hierarchies; callers go to PMPI. */
 struct HierarchyUnusable : Error {
   using Error::Error;
 };
 
 /** The hierarchy cached on @p comm, built collectively on the first call. A failed build is
     cached too, so that later calls neither build again (collectively) nor warn again: they
-    throw HierarchyUnusable. */
+    throw HierarchyUnusable, as every call does once MPI_Finalize has begun. */
 Hierarchy &hierarchy_of(MPI_Comm comm);
 
 /** True for an intra-communicator (inter-communicators go to PMPI). */

@@ -1,7 +1,8 @@
 /* An ordinary MPI program, built without Canopy: bcast, allgather, scatter, gather,
    alltoall (each also in place), reduce, allreduce (also in place) and barrier on
    MPI_COMM_WORLD and a split communicator. World rank 0 prints its
-   checksums as it goes, and at the end every rank's running checksum (MPI_Gather).
+   checksums as it goes, and at the end every rank's running checksum (MPI_Gather), then
+   the checksums of a last round trip run from inside MPI_Finalize (a library's clean-up hook).
    preload_app.sh runs it with and without LD_PRELOAD=libcanopy-mpi.so. */
 #include <mpi.h>
 #include <stdio.h>
@@ -89,8 +90,20 @@ static void round_trip(MPI_Comm comm, const char *label, int n) {
   free(all);
 }
 
+/* A library's clean-up hook, as an attribute on MPI_COMM_SELF: MPI_Finalize deletes those
+   attributes first, newest first, so this one, set before the first collective (when Canopy sets
+   its own), runs after Canopy has freed its state. Its collectives once crashed the job. */
+static int at_finalize(MPI_Comm self, int keyval, void *value, void *extra) {
+  (void)self, (void)keyval, (void)value, (void)extra;
+  round_trip(MPI_COMM_WORLD, "finalize", 3);
+  return MPI_SUCCESS;
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
+  int keyval;
+  MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, at_finalize, &keyval, NULL);
+  MPI_Comm_set_attr(MPI_COMM_SELF, keyval, NULL);
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
