@@ -65,13 +65,13 @@ void allgather_leader(Hierarchy &h, const char *mine, char *recv, size_t block) 
     bundles.offset.push_back(static_cast<size_t>(off) * block);
     bundles.length.push_back(static_cast<size_t>(h.node_size_of[n]) * block);
   }
-  bool leader = h.leaders != MPI_COMM_NULL;
+  bool leader = h.leads_node();
   char *tmp = leader ? h.scratch(ScratchUse::Algorithm).get(static_cast<size_t>(h.size) * block) : nullptr;
   char *node_bundle = leader ? tmp + bundles.offset[h.node_index] : nullptr;
   // The own block reaches recv with everything else (leaders copy all, the node Bcast brings all).
   shm::gather(h.node_segment(), mine, block, node_bundle, 0);
   if (leader) {
-    inter(tmp, bundles, h.leaders, {h.nodes, 0}, h.node_index);
+    if (h.leaders != MPI_COMM_NULL) inter(tmp, bundles, h.leaders, {h.nodes, 0}, h.node_index);
     // Bundles are in (node, local rank) order; the result is in communicator rank order.
     for (int q = 0; q < h.size; ++q)
       std::memcpy(recv + static_cast<size_t>(q) * block,

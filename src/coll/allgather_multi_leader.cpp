@@ -109,7 +109,7 @@ void multi_leader(Hierarchy &h, char *recv, size_t block, Transport transport) {
   h.split_groups();
   const GroupOrder &order = h.group_order;
   int g = h.group_id;
-  bool leader = h.group_leaders != MPI_COMM_NULL;
+  bool leader = h.leads_group();
   // After a gather only the leader holds the group's blocks, so it sends everything.
   bool members_hold_bundle = transport == Transport::Shm || h.config.allgather_intra != GroupAggregation::Gather;
   // Leaders exchange in group-major order; members holding the bundle receive the rest in front
@@ -121,7 +121,7 @@ void multi_leader(Hierarchy &h, char *recv, size_t block, Transport transport) {
   std::vector<char> staging;
   char *msg = work.data();
   if (leader) {
-    exchange(h, inter, work.data(), block);
+    if (h.group_leaders != MPI_COMM_NULL) exchange(h, inter, work.data(), block);
     if (members_hold_bundle && order.size(g) > 1) msg = lacking_message(order, g, work.data(), block, staging);
   }
   size_t lacking = static_cast<size_t>(members_hold_bundle ? order.ranks() - order.size(g) : order.ranks()) * block;

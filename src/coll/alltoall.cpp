@@ -103,7 +103,7 @@ void exchange_node_bundles(Hierarchy &h, const char *rows, char *result, size_t 
 // two extra shared-memory copies of everything.
 void alltoall_hierarchical(Hierarchy &h, const char *send, char *recv, size_t block) {
   size_t row = at(h.size, block), all = static_cast<size_t>(h.node_size) * row;
-  bool leader = h.leaders != MPI_COMM_NULL;
+  bool leader = h.leads_node();
   char *rows = leader ? h.scratch(ScratchUse::Algorithm).get(2 * all) : nullptr;
   char *result = leader ? rows + all : nullptr;
   leader_gather(h, send, row, rows);

@@ -64,7 +64,9 @@ void build_node(Hierarchy &h, int host_color) {
   }
   check_mpi(PMPI_Comm_rank(h.node, &h.node_rank), "MPI_Comm_rank");
   check_mpi(PMPI_Comm_size(h.node, &h.node_size), "MPI_Comm_size");
-  split(h.comm, h.node_rank == 0 ? 0 : MPI_UNDEFINED, h.rank, &h.leaders);
+  // One node holding every rank (the same answer on all of them) has no traffic between nodes,
+  // and the communicator it would take is one fewer of MPICH's few thousand context ids.
+  if (h.node_size < h.size) split(h.comm, h.leads_node() ? 0 : MPI_UNDEFINED, h.rank, &h.leaders);
 }
 
 // Every rank learns the node index and local rank of every other rank.

@@ -1,7 +1,8 @@
 // The hierarchy of a communicator, built on first use and cached on it with an
 // MPI attribute (freed with the communicator, or at MPI_Finalize):
 //   node     ranks that share memory and (with CANOPY_HOSTMAP) the same listed host
-//   leaders  node rank 0 of every node, ordered by communicator rank (node index = rank here)
+//   leaders  node rank 0 of every node, ordered by communicator rank (node index = rank here);
+//            not split where the communicator is one node (nothing travels between nodes)
 //   group    multi-leader group inside the node (coll_leaders_per_node, or one per socket)
 //   group_leaders  rank 0 of every group of every node
 //   group_order    every rank's group across the communicator (multi-leader Allgather)
@@ -38,7 +39,7 @@ struct Hierarchy {
 
   MPI_Comm node = MPI_COMM_NULL;
   int node_rank = 0, node_size = 1;
-  MPI_Comm leaders = MPI_COMM_NULL;  // MPI_COMM_NULL except on node leaders
+  MPI_Comm leaders = MPI_COMM_NULL;  // on node leaders where there are several nodes, else MPI_COMM_NULL
   int nodes = 1, node_index = 0, max_ranks_per_node = 1;
   std::vector<int> node_of;          // communicator rank -> node index
   std::vector<int> local_rank_of;    // communicator rank -> rank in its node
@@ -48,9 +49,12 @@ struct Hierarchy {
   int socket = -1;                   // package of this rank (-1: unknown)
   MPI_Comm group = MPI_COMM_NULL;          // MPI_COMM_NULL until split_groups()
   int group_index = 0, group_rank = 0, groups_per_node = 1;
-  MPI_Comm group_leaders = MPI_COMM_NULL;  // after split_groups(): MPI_COMM_NULL except on group leaders
+  MPI_Comm group_leaders = MPI_COMM_NULL;  // after split_groups(): on group leaders where there are several groups
   int group_id = 0;                  // this rank's group across the communicator = its leader's rank in group_leaders
   GroupOrder group_order;            // group and group rank of every communicator rank
+
+  bool leads_node() const { return node_rank == 0; }
+  bool leads_group() const { return group_rank == 0; }
 
   /** The last algorithm chosen for each collective (dispatch.cpp), so that repeated calls
       with one size skip selection; valid for this hierarchy's configuration only. */

@@ -342,11 +342,11 @@ void reduce_two_level(Hierarchy &h, const char *send, char *recv, size_t bytes, 
   FlatReduceFn inter = flat_reduce(h.config.reduce_inter_algorithm);  // on every rank, before any traffic
   check_shm_fits(h, op);
   int root_node = h.node_of[root], root_leader = h.node_leader[root_node];
-  bool leader = h.leaders != MPI_COMM_NULL;
+  bool leader = h.leads_node();
   // The node's partial result: in the root's receive buffer where the root leads its node.
   char *node_result = !leader ? nullptr : h.rank == root ? recv : h.scratch(ScratchUse::Algorithm).get(bytes);
   shm::reduce(h.node_segment(), send, node_result, bytes, op, 0);
-  if (leader && h.nodes > 1)
+  if (h.leaders != MPI_COMM_NULL)
     inter(step_on(h, h.leaders, op, ScratchUse::BuildingBlock), node_result, node_result, bytes, root_node);
   if (root == root_leader) return;
   if (h.rank == root_leader) send_bytes(node_result, bytes, root, kTagDeliver, h.comm);
@@ -358,7 +358,7 @@ void allreduce_two_level(Hierarchy &h, const char *send, char *recv, size_t byte
   FlatAllreduceFn inter = flat_allreduce(h.config.allreduce_inter_algorithm);  // on every rank, before any traffic
   check_shm_fits(h, op);
   shm::reduce(h.node_segment(), send, recv, bytes, op, 0);
-  if (h.leaders != MPI_COMM_NULL && h.nodes > 1)
+  if (h.leaders != MPI_COMM_NULL)
     inter(step_on(h, h.leaders, op, ScratchUse::BuildingBlock), recv, recv, bytes);
   intra_node_bcast(h, recv, bytes, 0);
 }

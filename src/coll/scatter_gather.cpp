@@ -118,7 +118,7 @@ struct TwoLevel {
       : root_node(h.node_of[root]),
         u((h.node_index - root_node + h.nodes) % h.nodes),
         subtree(binomial_subtree(u, h.nodes)),
-        leader(h.leaders != MPI_COMM_NULL),
+        leader(h.leads_node()),
         root_leads(h.node_leader[root_node] == root),
         bundles(h, block, root_node) {}
   /** Bytes of the bundles this leader handles in the tree (all of them at the root's node). */
@@ -143,7 +143,7 @@ void scatter_two_level(Hierarchy &h, const char *send, char *recv, size_t block,
     else
       recv_bytes(span.data(), total, h.local_rank_of[root], kTagRootNode, h.node);
   }
-  if (t.leader) scatter_span_binomial(span.data(), t.bundles.blocks, h.leaders, {h.nodes, t.root_node}, t.u);
+  if (h.leaders != MPI_COMM_NULL) scatter_span_binomial(span.data(), t.bundles.blocks, h.leaders, {h.nodes, t.root_node}, t.u);
   leader_scatter(h, span.data(), block, h.rank == root ? nullptr : recv);
 }
 
@@ -154,7 +154,7 @@ void gather_two_level(Hierarchy &h, const char *send, char *recv, size_t block, 
   size_t total = static_cast<size_t>(h.size) * block;
   std::vector<char> span(t.leader || h.rank == root ? std::max(t.span_bytes(), t.u == 0 ? total : 0) : 0);
   leader_gather(h, send, block, span.data());
-  if (t.leader) gather_span_binomial(span.data(), t.bundles.blocks, h.leaders, {h.nodes, t.root_node}, t.u);
+  if (h.leaders != MPI_COMM_NULL) gather_span_binomial(span.data(), t.bundles.blocks, h.leaders, {h.nodes, t.root_node}, t.u);
   if (t.hands_over(h, root)) {
     if (h.rank == root)
       recv_bytes(span.data(), total, 0, kTagRootNode, h.node);
