@@ -104,7 +104,7 @@ const std::vector<ParamDef> kRegistry = {
     {"service_max_matrix_hosts", ParamType::Int, "256",
      "Most hosts in one canopyd matrix request (its cost grows with the square)."},
     {"service_max_pending_bytes", ParamType::Int, "16777216",
-     "Answers canopyd holds for a client that does not read them before closing it."},
+     "Answers canopyd holds for a client before it stops answering and reading that client until it reads."},
     {"service_poll_ms", ParamType::Int, "1000",
      "How often canopyd checks its dump directory for a new dump (milliseconds)."},
     {"service_threads", ParamType::Int, "0",

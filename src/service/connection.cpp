@@ -79,8 +79,11 @@ void Connection::check_idle(Clock::time_point now) {
   if (lingering_ && now - linger_start_ > kLinger) return close("lingered after the last answer");
   int timeout = worker_.shared.options.idle_timeout_s;
   if (timeout > 0 && now - last_active_ > std::chrono::seconds(timeout)) {
-    // Debug, not info: thousands of clients may time out together.
-    CANOPY_LOG(Debug, "closing %s: idle for %d s (service_idle_timeout_s)", peer_.c_str(), timeout);
+    if (size_t unread = out_.size() + sending_.size())
+      CANOPY_LOG(Warn, "closing %s: %zu bytes of answers unread for %d s (service_idle_timeout_s)", peer_.c_str(),
+                 unread, timeout);
+    else  // debug, not info: thousands of clients may time out together
+      CANOPY_LOG(Debug, "closing %s: idle for %d s (service_idle_timeout_s)", peer_.c_str(), timeout);
     close("idle");
   }
 }
@@ -126,6 +129,15 @@ void Connection::on_read(const asio::error_code &error) {
   answer_lines();
 }
 
+bool Connection::answers_backed_up() const {
+  return out_.size() + sending_.size() >= worker_.shared.options.max_pending_bytes;
+}
+
+// Answers what the client has sent, one batch at a time. Once service_max_pending_bytes of
+// answers wait for the client, answering and reading stop (held_) until on_sent has sent enough:
+// a client answered faster than it reads is slowed down, not cut off. Never runs while a read
+// is in progress (it writes into in_): on_read, the posted batches and a held connection's
+// on_sent are the callers, and none has a read waiting.
 void Connection::answer_lines() {
   answering_ = false;
   bool more = false;
@@ -133,13 +145,9 @@ void Connection::answer_lines() {
   in_.erase(0, consumed);
   scanned_ = scanned_ > consumed ? scanned_ - consumed : 0;
   if (in_.empty() && in_.capacity() > kKeepCapacity) std::string().swap(in_);
-  size_t pending = out_.size() + sending_.size();
-  if (pending > worker_.shared.options.max_pending_bytes) {
-    CANOPY_LOG(Warn, "closing %s: %zu bytes of answers unread (service_max_pending_bytes %zu)", peer_.c_str(),
-               pending, worker_.shared.options.max_pending_bytes);
-    return close("not reading its answers");
-  }
   send();
+  held_ = answers_backed_up();
+  if (held_) return;
   if (more) {
     answering_ = true;
     asio::post(worker_.io, [self = shared_from_this()] {
@@ -213,6 +221,7 @@ void Connection::on_sent(const asio::error_code &error) {
   sending_.clear();
   if (sending_.capacity() > kKeepCapacity) std::string().swap(sending_);
   send();
+  if (held_ && !answers_backed_up()) return answer_lines();  // requests may be waiting, and reading
   finish_if_done();
 }
 

@@ -62,6 +62,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void guarded(Body &&body);
   void read_more();
   void on_read(const asio::error_code &error);
+  bool answers_backed_up() const;
   void answer_lines();
   size_t answer_batch(size_t begin, bool &more);
   bool take_line(size_t begin, size_t &end);
@@ -79,6 +80,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::string out_;      // answers waiting for the current send to finish
   std::string sending_;  // answers being sent
   bool reading_ = false, sending_now_ = false, answering_ = false;
+  bool held_ = false;        // service_max_pending_bytes of answers wait: neither answering nor reading
   bool peer_done_ = false;   // the client closed its side (EOF)
   bool input_done_ = false;  // read no more requests: EOF, quit, or a line too long
   bool lingering_ = false;   // after quit / line too long: our side shut, discarding input until EOF

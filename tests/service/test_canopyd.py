@@ -172,14 +172,36 @@ def test_slow_reader(d):
             break
     check("a client that never reads does not delay another", answer.startswith("H3 ") and worst < 0.5,
           (answer, worst))
-    closed = wait_until(lambda: "bytes of answers unread" in d.log_text(), timeout=30)
+    # The fast client keeps asking meanwhile, or the 1 s idle timeout would close it too.
+    closed = wait_until(lambda: fast.ask("hops H1 H4") == "hops 3" and "bytes of answers unread" in d.log_text(),
+                        timeout=30)
     stop.set()
     flooder.join(30)
-    check("the client that never reads is closed at service_max_pending_bytes", closed, d.log_text()[-400:])
+    check("the client that never reads is held at service_max_pending_bytes and closed as idle", closed,
+          d.log_text()[-400:])
     slow.sock.settimeout(5)
     check("... and sees the connection end", slow.at_eof())
     check("fast client still served", fast.ask("hops H1 H4") == "hops 3")
     fast.close()
+
+
+def test_reader_behind(d):
+    # This client starts reading only after its 200,000 answers (17 MiB, more than the sockets
+    # hold) could have been sent: beyond service_max_pending_bytes (256 KiB here) canopyd waits
+    # for it instead of closing it.
+    c = d.client(timeout=30, rcvbuf=4096)
+    count = 200000
+    sender = threading.Thread(target=c.send, args=("route H1 H4\n" * count,))
+    sender.start()
+    time.sleep(0.5)
+    answers = []
+    while len(answers) < count and (line := c.line()) is not None:
+        answers.append(line)
+    sender.join(30)
+    check("a client that reads behind gets every one of its answers",
+          len(answers) == count and len(set(answers)) == 1 and answers[0].startswith("route "),
+          (len(answers), answers[-1:], d.log_text()[-300:]))
+    c.close()
 
 
 def test_idle_timeout(d):
@@ -287,6 +309,7 @@ def main():
         test_answers_equal_canopy_route(d, os.path.join(store.path, "dump-a"))
         test_bad_input(d)
         test_slow_reader(d)
+        test_reader_behind(d)
         test_idle_timeout(d)
         check("main daemon: clean exit", d.stop() == 0, d.log_text()[-500:])
         test_max_clients()
