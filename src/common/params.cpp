@@ -5,11 +5,11 @@
 #include <cstring>
 #include <mutex>
 
-#include <nlohmann/json.hpp>
 
 #include "canopy/config.h"
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/json_file.h"
 #include "common/text.h"
 
 namespace canopy {
@@ -148,9 +148,7 @@ const nlohmann::json &config_file(const std::string &path) {
   static nlohmann::json loaded;
   std::lock_guard<std::mutex> lock(mutex);
   if (path != loaded_path) {
-    nlohmann::json parsed = nlohmann::json::parse(read_file(path), nullptr, false);
-    if (parsed.is_discarded() || !parsed.is_object())
-      throw Error(CANOPY_ERR_PARSE, path + ": CANOPY_CONFIG_FILE must hold a JSON object");
+    nlohmann::json parsed = parse_json_object(read_file(path), path, "a JSON object of parameters");
     for (const auto &item : parsed.items())  // a misspelt name would otherwise be ignored without a word
       if (!lookup_def(item.key()))
         throw Error(CANOPY_ERR_PARSE, path + ": unknown parameter '" + printable(item.key()) +

@@ -240,6 +240,8 @@ TEST(CollSelection, TuningFileCoversTheNewCollectives) {
   EXPECT_NE(config_error().find("'pairwise' is not a gather algorithm (binomial, linear, shm, two_level, mpi)"),
             std::string::npos)
       << config_error();
+  write_file_atomic(path, "{\"gather\": [\n  {\"algorithm\": \"linear\",}\n]}");
+  EXPECT_NE(config_error().find(path + ":2: not valid JSON"), std::string::npos) << config_error();
 }
 
 TEST(CollSelection, BadTuningRulesNameTheRule) {

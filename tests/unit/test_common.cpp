@@ -57,6 +57,19 @@ TEST(Params, ConfigFileWithAnUnknownNameIsAnError) {
   unsetenv("CANOPY_CONFIG_FILE");
 }
 
+TEST(Params, ConfigFileSyntaxErrorsNameTheLine) {
+  std::string path = ::testing::TempDir() + "canopy_config_broken.json";
+  setenv("CANOPY_CONFIG_FILE", path.c_str(), 1);
+  for (auto [text, where] : {std::pair{"{\n \"service_poll_ms\": 100,\n \"service_threads\": \n}\n", ":4: not valid JSON"},
+                             std::pair{"", ":1: not valid JSON"},
+                             std::pair{"[1]", ":1: expected a JSON object of parameters"}}) {
+    write_file_atomic(path, text);
+    EXPECT_EQ(guard([] { param_int("service_threads"); }), CANOPY_ERR_PARSE);
+    EXPECT_NE(std::string(canopy_last_error()).find(path + where), std::string::npos) << canopy_last_error();
+  }
+  unsetenv("CANOPY_CONFIG_FILE");
+}
+
 TEST(Params, CApiAndUnknownNames) {
   char buf[32];
   EXPECT_EQ(canopy_config_get("topo_delay_bytes", buf, sizeof buf), CANOPY_SUCCESS);

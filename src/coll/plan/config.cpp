@@ -2,6 +2,7 @@
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/json_file.h"
 #include "common/params.h"
 
 namespace canopy::coll {
@@ -31,8 +32,7 @@ GroupAggregation parse_group_aggregation(const std::string &name) {
 }
 
 std::vector<std::vector<Rule>> load_tuning_file(const std::string &path) {
-  nlohmann::json doc = nlohmann::json::parse(read_file(path), nullptr, false);
-  if (doc.is_discarded() || !doc.is_object()) throw Error(CANOPY_ERR_PARSE, path + ": a tuning file is a JSON object");
+  nlohmann::json doc = parse_json_object(read_file(path), path, "a JSON object of rules per collective");
   std::vector<std::vector<Rule>> rules;
   for (Collective c : all_collectives()) rules.push_back(parse_tuning_rules(doc, c, path));
   return rules;

@@ -12,12 +12,12 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <nlohmann/json.hpp>
 #include <system_error>
 
 #include "common/error.h"
 #include "common/text.h"
 #include "common/file_io.h"
+#include "common/json_file.h"
 #include "topo/loaders/forwarding_tables.h"
 #include "topo/loaders/loaders.h"
 
@@ -69,24 +69,13 @@ void load_ibroute_files(Topology &topo, const std::vector<std::string> &files, c
   lft::install_tables(topo, std::move(tables));
 }
 
-size_t line_at(std::string_view text, size_t offset) {
-  offset = std::min(offset, text.size());
-  return 1 + static_cast<size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
-}
-
 size_t line_of_key(std::string_view text, const std::string &key) {
   size_t at = text.find("\"" + key + "\"");
   return at == std::string_view::npos ? 1 : line_at(text, at);
 }
 
 nlohmann::json parse_manifest(const std::string &text, const std::string &path) {
-  nlohmann::json manifest;
-  try {
-    manifest = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error &e) {
-    throw parse_error(path, line_at(text, e.byte > 0 ? e.byte - 1 : 0), std::string("not valid JSON: ") + e.what());
-  }
-  if (!manifest.is_object()) throw parse_error(path, 1, "expected a JSON object");
+  nlohmann::json manifest = parse_json_object(text, path, "a JSON object");
   auto format = manifest.find("format");
   if (format != manifest.end() && !(format->is_string() && format->get<std::string>() == kDumpFormat)) {
     std::string stated = format->is_string() ? "'" + printable(format->get<std::string>()) + "'" : "(not a string)";
