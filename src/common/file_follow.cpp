@@ -85,7 +85,8 @@ void FileFollower::read_appended(std::vector<std::string> &lines) {
   for (off_t budget = kMaxReadPerCall; budget > 0;) {
     ssize_t n = ::pread(fd_, buffer, sizeof buffer, offset_);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) CANOPY_LOG(Warn, "cannot read %s: %s", path_.c_str(), std::strerror(errno));
+    if (n < 0 && !warned_unreadable_) CANOPY_LOG(Warn, "cannot read %s: %s", path_.c_str(), std::strerror(errno));
+    warned_unreadable_ = n < 0;  // once until a read works again: the caller asks every few hundred ms
     if (n <= 0) break;
     partial_.append(buffer, static_cast<size_t>(n));
     offset_ += n;

@@ -43,7 +43,7 @@ class FileFollower {
   ino_t ino_ = 0;
   off_t offset_ = 0;     // bytes of the open file consumed so far
   std::string partial_;  // text after the last '\n' read
-  bool warned_missing_ = false;
+  bool warned_missing_ = false, warned_unreadable_ = false;
 };
 
 }  // namespace canopy

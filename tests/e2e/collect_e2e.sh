@@ -101,6 +101,11 @@ grep -q "one of --once and --watch is required" "$work/err.txt" || fail "no usag
 rc=0; "$collect" --once --out "$out" --timeout 0 2>"$work/err.txt" || rc=$?
 [ "$rc" -eq 2 ] && grep -q -- "--timeout: must be greater than 0, not 0" "$work/err.txt" ||
   fail "--timeout 0: exit $rc, $(cat "$work/err.txt")"
+for log in "" "$work"; do  # followed every 0.2 s, a folder warned each time; "" followed nothing
+  rc=0; "$collect" --watch --out "$out" --opensm-log "$log" 2>"$work/err.txt" || rc=$?
+  [ "$rc" -eq 2 ] && grep -q -- "--opensm-log: .*\(empty path\|is a folder\)" "$work/err.txt" ||
+    fail "--opensm-log '$log': exit $rc, $(cat "$work/err.txt")"
+done
 expect_eq "$(dumps | tr '\n' ' ')" "$second $third " "dumps after the failing runs"
 ibsim_stop
 echo "PASS"

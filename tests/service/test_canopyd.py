@@ -56,6 +56,8 @@ def test_command_line():
     check("--dump-dir naming a file: exit 1", r.returncode == 1 and "is not a folder" in r.stderr, r.stderr)
     r = canopyd_cli("--dump-dir", "", "--listen", "127.0.0.1:0")
     check("--dump-dir '': usage error (exit 2)", r.returncode == 2 and "empty path" in r.stderr, r.stderr)
+    r = canopyd_cli("--dump-dir", WORK, "--listen", "")  # listened on service_listen's default before
+    check("--listen '': usage error (exit 2)", r.returncode == 2 and "empty address" in r.stderr, r.stderr)
     with open(config, "w") as f:
         f.write('{"service_poll_ms": 9300000000000}')  # would overflow the reloader's clock
     r = canopyd_cli("--dump-dir", WORK, "--config", config, "--listen", "127.0.0.1:0")

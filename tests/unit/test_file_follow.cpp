@@ -1,6 +1,7 @@
 // FileFollower: `tail -F` semantics over a log another program appends to.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -63,6 +64,20 @@ TEST_F(FileFollowTest, FinishesARotatedFileThenFollowsTheNewOne) {
   EXPECT_EQ(log.read_lines(), Lines{"last words"});  // the old file, still open, until a new one appears
   append("in the new file\n");
   EXPECT_EQ(log.read_lines(), Lines{"in the new file"});
+}
+
+
+TEST_F(FileFollowTest, SaysOnceThatAPathCannotBeRead) {
+  std::string folder = path + ".d";
+  ASSERT_EQ(::mkdir(folder.c_str(), 0755), 0);  // opens, but every read fails (EISDIR)
+  FileFollower log(folder);
+  ::testing::internal::CaptureStderr();
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(log.read_lines(), Lines{});
+  std::string said = ::testing::internal::GetCapturedStderr();
+  ::rmdir(folder.c_str());
+  size_t first = said.find("cannot read " + folder);
+  EXPECT_NE(first, std::string::npos) << said;
+  EXPECT_EQ(said.find("cannot read", first + 1), std::string::npos) << "said more than once: " << said;
 }
 
 }  // namespace

@@ -34,6 +34,7 @@ void add_watch_options(CLI::App &app, Modes &modes, canopy::collect::WatchOption
                                     "With --watch: OpenSM log to follow (default /var/log/opensm.log,\n"
                                     "none when only --poll is given)")
                          ->type_name("PATH")
+                         ->check(canopy::cli::file_path())
                          ->needs(watching);
   modes.poll = app.add_option("--poll", watch.poll_s, "With --watch: also re-collect every SEC seconds")
                    ->type_name("SEC")

@@ -36,7 +36,11 @@ int serve(const Options &o) {
   SnapshotStore store;
   Server server(store, options);  // listen first: a port in use fails at once, before any loading
   // A folder that does not exist yet is awaited (canopy-collect may create it later); anything else is a mistake.
-  if (std::filesystem::exists(o.dump_dir) && !std::filesystem::is_directory(o.dump_dir))
+  std::error_code error;
+  std::filesystem::file_status status = std::filesystem::status(o.dump_dir, error);
+  if (error && error != std::errc::no_such_file_or_directory)
+    throw canopy::Error(CANOPY_ERR_IO, "cannot access --dump-dir " + o.dump_dir + ": " + error.message());
+  if (std::filesystem::exists(status) && !std::filesystem::is_directory(status))
     throw canopy::Error(CANOPY_ERR_INVALID_ARG, "--dump-dir " + o.dump_dir + " is not a folder");
   // Absolute, so that logs and `info` name the dump unambiguously.
   std::string dump_dir = std::filesystem::absolute(o.dump_dir).lexically_normal().string();
@@ -61,7 +65,8 @@ int main(int argc, char **argv) {
   app.add_option("--dump-dir", o.dump_dir, "canopy-collect output directory (with `current`) or a dump directory")
       ->required()
       ->check(canopy::cli::output_path());
-  app.add_option("--listen", o.listen, "ADDR:PORT to listen on (default: service_listen, 127.0.0.1:7470)");
+  app.add_option("--listen", o.listen, "ADDR:PORT to listen on (default: service_listen, 127.0.0.1:7470)")
+      ->check(canopy::cli::non_empty("address"));
   app.add_option("--config", o.config, "JSON object of parameters, as CANOPY_CONFIG_FILE")->check(CLI::ExistingFile);
   app.footer("Signals: SIGINT/SIGTERM stop, SIGHUP reloads the dump. Logs go to stderr\n"
              "(CANOPY_LOG_LEVEL or log_level in the config file; info shows every reload).\n"

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 
 #include "common/error.h"
@@ -23,9 +24,21 @@ void add_json_flag(CLI::App &command, bool &json) {
   command.add_flag("--json", json, "Write the result as JSON on stdout");
 }
 
-CLI::Validator output_path() {
-  return CLI::Validator([](std::string &path) { return path.empty() ? std::string("an empty path names nothing") : std::string(); },
+CLI::Validator non_empty(const std::string &what) {
+  return CLI::Validator([what](std::string &value) { return value.empty() ? "an empty " + what + " names nothing" : std::string(); },
                         "");
+}
+
+CLI::Validator output_path() { return non_empty("path"); }
+
+CLI::Validator file_path() {
+  return CLI::Validator(
+      [](std::string &path) {
+        std::error_code error;
+        if (path.empty()) return std::string("an empty path names nothing");
+        return std::filesystem::is_directory(path, error) ? path + " is a folder, not a file" : std::string();
+      },
+      "");
 }
 
 namespace {

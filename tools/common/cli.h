@@ -16,6 +16,11 @@ void add_json_flag(CLI::App &command, bool &json);
 /** For an option naming a file or folder (to write, or to serve): an empty
     value (an unset shell variable, say) is a usage error, not "none". */
 CLI::Validator output_path();
+/** The same for any other value (an address): "an empty WHAT names nothing". */
+CLI::Validator non_empty(const std::string &what);
+/** For an option naming a file that may not exist yet (a log to follow): an empty value or
+    an existing folder is a usage error. */
+CLI::Validator file_path();
 /** For a count or an amount: a number of at least @p min (at most @p max), or greater than
     @p min, else a usage error that says so ("must be at least 1, not 0"). CLI11's
     PositiveNumber answers "not in range 0.000000 to 179769...", and an unsigned option would
