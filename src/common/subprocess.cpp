@@ -128,7 +128,8 @@ CommandResult run_command(const std::vector<std::string> &argv, const std::strin
     }
     if (reaped == 0) ::usleep(1000);
   }
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + result.signal;
   return result;
 }
 
@@ -151,6 +152,8 @@ std::string describe_failure(const std::string &what, const CommandResult &resul
   std::snprintf(limit, sizeof limit, "%g", result.timeout_s);
   std::string message = result.timed_out       ? what + " timed out after " + limit + " s"
                         : result.exit_code < 0 ? what + " could not be started"
+                        : result.signal        ? what + " was killed by signal " + std::to_string(result.signal) + " (" +
+                                              ::strsignal(result.signal) + ")"
                                                : what + " failed (exit " + std::to_string(result.exit_code) + ")";
   return message + ": " + (tail.empty() ? "(no error output)" : tail);
 }

@@ -9,6 +9,7 @@ namespace canopy {
 
 struct CommandResult {
   int exit_code = -1;      // the program's exit status; 128+N if killed by signal N; -1 if it could not start
+  int signal = 0;          // N when killed by signal N, else 0
   bool timed_out = false;
   bool cancelled = false;  // killed because *cancel became true
   double timeout_s = 0;    // the limit it ran under

@@ -25,6 +25,14 @@ TEST(Subprocess, CapturesOutputAndExitStatus) {
   EXPECT_FALSE(run.cancelled);
 }
 
+TEST(Subprocess, DeathBySignalIsSaid) {
+  auto run = run_command({"sh", "-c", "kill -9 $$"});
+  EXPECT_EQ(run.signal, 9);
+  EXPECT_EQ(run.exit_code, 137);
+  EXPECT_NE(canopy::describe_failure("tool", run).find("tool was killed by signal 9 (Killed)"), std::string::npos)
+      << canopy::describe_failure("tool", run);
+}
+
 TEST(Subprocess, TimeoutKillsTheWholeProcessGroup) {
   auto start = std::chrono::steady_clock::now();
   auto run = run_command({"sh", "-c", "sleep 30 & sleep 30"}, "", "", 0.2);
