@@ -15,6 +15,92 @@ namespace {
 Error io_error(const std::string &what, const std::string &path) {
   return Error(CANOPY_ERR_IO, what + " " + path + ": " + std::strerror(errno));
 }
+
+int g_temporaries = 0;  // temporaries named so far by this process: each name is new
+
+// Splits @p path at its last '/': (folder with the slash, or "", name).
+std::pair<std::string, std::string> split_path(const std::string &path) {
+  size_t slash = path.rfind('/');
+  size_t name = slash == std::string::npos ? 0 : slash + 1;
+  return {path.substr(0, name), path.substr(name)};
+}
+
+void copy_into(const std::string &from, const std::string &path);
+
+}  // namespace
+
+// What writing @p path replaces: the file a symbolic link leads to (the link stays), and a
+// device, FIFO or socket (/dev/null, a shell's >(...)) is written into, not replaced.
+OutputTarget OutputTarget::of(const std::string &path) {
+  OutputTarget t{path, false, -1};
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return t;  // a new file (or a link to one that is not there yet)
+  if (!S_ISREG(st.st_mode)) {
+    t.stream = true;
+    return t;
+  }
+  t.mode = static_cast<int>(st.st_mode & 07777);  // a replaced file keeps its permissions
+  if (char *real = ::realpath(path.c_str(), nullptr)) {
+    t.file = real;
+    std::free(real);
+  }
+  return t;
+}
+
+std::string OutputTarget::temporary() const {
+  // Beside the file, so that the rename stays on one file system; a stream's in the temporary
+  // folder. The name keeps the file's ending: writers that go by the extension (gnuplot) work.
+  auto [folder, name] = split_path(file);
+  if (stream) {
+    const char *tmp = std::getenv("TMPDIR");
+    folder = std::string(tmp && *tmp ? tmp : "/tmp") + "/";
+  }
+  return folder + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(g_temporaries++) + "." + name;
+}
+
+void OutputTarget::install(const std::string &temporary) const {
+  if (stream) {
+    copy_into(temporary, file);
+    ::unlink(temporary.c_str());
+    return;
+  }
+  if ((mode >= 0 && ::chmod(temporary.c_str(), static_cast<mode_t>(mode)) != 0) ||
+      ::rename(temporary.c_str(), file.c_str()) != 0) {
+    Error error = io_error("cannot write", file);
+    ::unlink(temporary.c_str());
+    throw error;
+  }
+}
+
+namespace {
+
+void write_all(int fd, const char *data, size_t size, const std::string &path) {
+  for (size_t done = 0; done < size;) {
+    ssize_t n = ::write(fd, data + done, size - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw io_error("cannot write", path);
+    done += static_cast<size_t>(n);
+  }
+}
+
+void copy_into(const std::string &from, const std::string &path) {
+  std::string content = read_file(from);
+  int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) {
+    Error error = io_error("cannot open", path);
+    ::unlink(from.c_str());
+    throw error;
+  }
+  try {
+    write_all(fd, content.data(), content.size(), path);
+  } catch (...) {
+    ::close(fd);
+    ::unlink(from.c_str());
+    throw;
+  }
+  ::close(fd);
+}
+
 }  // namespace
 
 std::string read_file(const std::string &path) {
@@ -49,7 +135,8 @@ void write_file_atomic(const std::string &path, const std::string &content) {
   file.commit();
 }
 
-AtomicFile::AtomicFile(std::string path) : path_(std::move(path)), tmp_(path_ + ".tmp." + std::to_string(::getpid())) {
+AtomicFile::AtomicFile(std::string path)
+    : path_(std::move(path)), target_(OutputTarget::of(path_)), tmp_(target_.temporary()) {
   fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd_ < 0) throw io_error("cannot create", path_);
 }
@@ -60,38 +147,29 @@ AtomicFile::~AtomicFile() {
   ::unlink(tmp_.c_str());
 }
 
-void AtomicFile::write(const std::string &data) {
-  size_t done = 0;
-  while (done < data.size()) {
-    ssize_t n = ::write(fd_, data.data() + done, data.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw io_error("cannot write", path_);
-    done += static_cast<size_t>(n);
-  }
-}
+void AtomicFile::write(const std::string &data) { write_all(fd_, data.data(), data.size(), path_); }
 
 void AtomicFile::commit() {
   bool ok = ::fsync(fd_) == 0;
   ok = ::close(fd_) == 0 && ok;
   fd_ = -1;
-  if (!ok || ::rename(tmp_.c_str(), path_.c_str()) != 0) {
+  if (!ok) {
     Error error = io_error("cannot write", path_);
     ::unlink(tmp_.c_str());
     throw error;
   }
+  target_.install(tmp_);
 }
 
 StagedFiles::~StagedFiles() {
-  for (const auto &[temporary, path] : files_)
+  for (const auto &[temporary, target] : files_)
     if (!temporary.empty()) ::unlink(temporary.c_str());
 }
 
 void StagedFiles::add(const std::string &path, const std::function<void(const std::string &)> &write) {
-  size_t slash = path.rfind('/');
-  size_t name = slash == std::string::npos ? 0 : slash + 1;
-  std::string temporary = path.substr(0, name) + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(files_.size()) + "." +
-                          path.substr(name);
-  files_.emplace_back(temporary, path);
+  OutputTarget target = OutputTarget::of(path);
+  std::string temporary = target.temporary();
+  files_.emplace_back(temporary, target);
   try {
     write(temporary);
   } catch (const Error &e) {
@@ -102,9 +180,10 @@ void StagedFiles::add(const std::string &path, const std::function<void(const st
 }
 
 void StagedFiles::commit() {
-  for (auto &[temporary, path] : files_) {
-    if (::rename(temporary.c_str(), path.c_str()) != 0) throw io_error("cannot write", path);
-    temporary.clear();  // nothing left to remove
+  for (auto &[temporary, target] : files_) {
+    std::string installing = std::move(temporary);
+    temporary.clear();  // install() removes it, whatever happens
+    target.install(installing);
   }
   files_.clear();
 }

@@ -11,6 +11,21 @@ namespace canopy {
 /** The whole file; throws Error(IO) naming the path on failure. */
 std::string read_file(const std::string &path);
 
+/** Where an output named @p path goes. A regular file (or what a symbolic link leads to) is
+    replaced by renaming a temporary beside it over it, keeping its permissions; a device, FIFO
+    or socket (/dev/null, a shell's >(...)) is written into once the temporary is complete. */
+struct OutputTarget {
+  std::string file;  // the file to replace or write into
+  bool stream;       // written into, not replaced
+  int mode;          // permissions of the file replaced, -1 for a new one
+
+  static OutputTarget of(const std::string &path);
+  /** A new temporary's path (same name ending as the file, so writers going by it work). */
+  std::string temporary() const;
+  /** Puts the complete @p temporary in place of (or into) the file, and removes it; Error(IO). */
+  void install(const std::string &temporary) const;
+};
+
 /** Replaces @p path with @p content atomically; throws Error(IO) on failure. */
 void write_file_atomic(const std::string &path, const std::string &content);
 
@@ -29,7 +44,9 @@ class AtomicFile {
   void commit();
 
  private:
-  std::string path_, tmp_;
+  std::string path_;
+  OutputTarget target_;
+  std::string tmp_;
   int fd_ = -1;
 };
 
@@ -51,7 +68,7 @@ class StagedFiles {
   void commit();
 
  private:
-  std::vector<std::pair<std::string, std::string>> files_;  // (temporary, path)
+  std::vector<std::pair<std::string, OutputTarget>> files_;  // (temporary, where it goes)
 };
 
 /** For outputs, checked before the work that produces them: throws Error(IO)

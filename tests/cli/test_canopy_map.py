@@ -12,6 +12,7 @@ import random
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -478,6 +479,35 @@ def test_picture_errors():
           r.stderr)
 
 
+def test_outputs_that_are_not_plain_files():
+    # An output is written where its path leads: a symbolic link's file (the link stays), a FIFO
+    # or device (a shell's >(...), /dev/null) written into, a private file kept private. Each
+    # was replaced by a new plain file (world-readable) before.
+    folder = tempfile.mkdtemp(dir=TMP)
+    out = lambda name: os.path.join(folder, name)  # noqa: E731
+    base = ("--graph", STENCIL, "--fabric", TORUS, "--hosts", TORUS_HOSTS, "--ppn", "8")
+    write(out("target.perm"), "OLD\n")
+    os.symlink("target.perm", out("link.perm"))
+    write(out("private.rankfile"), "OLD\n")
+    os.chmod(out("private.rankfile"), 0o600)
+    os.mkfifo(out("fifo.perm"))
+    reader = subprocess.Popen(["cat", out("fifo.perm")], stdout=subprocess.PIPE, text=True)
+    r = canopy(*base, "--permutation", out("link.perm"), "--rankfile", out("private.rankfile"))
+    r2 = canopy(*base, "--permutation", out("fifo.perm"), "--rankfile", os.devnull)
+    through_fifo = reader.communicate(timeout=30)[0]
+    with open(out("target.perm")) as f:
+        perm = f.read()
+    check("a link's file is replaced, the link kept", r.returncode == 0 and os.path.islink(out("link.perm")) and
+          len(perm.split()) == 64, (r.stderr, perm[:40]))
+    check("a replaced file keeps its permissions", os.stat(out("private.rankfile")).st_mode & 0o777 == 0o600,
+          oct(os.stat(out("private.rankfile")).st_mode))
+    check("a FIFO is written into, /dev/null left a device", r2.returncode == 0 and through_fifo == perm and
+          stat.S_ISFIFO(os.stat(out("fifo.perm")).st_mode) and stat.S_ISCHR(os.stat(os.devnull).st_mode),
+          (r2.stderr, through_fifo[:40]))
+    check("no temporaries left", sorted(os.listdir(folder)) == ["fifo.perm", "link.perm", "private.rankfile",
+                                                                 "target.perm"], os.listdir(folder))
+
+
 def test_non_utf8_paths_in_the_report():
     # The report quotes the node topology's path; a name that is not UTF-8 must not break the JSON.
     xml = os.fsdecode(os.path.join(os.fsencode(TMP), b"node\xff.xml"))
@@ -528,7 +558,8 @@ def test_progress():
 for test in (test_help, test_all_algorithms_and_outputs, test_group_steps, test_fat_tree_tree_choice, test_scotch, test_graph_formats,
              test_errors, test_slots_from_the_host_file, test_rankfile_launches_with_mpirun,
              test_machinefile_places_ranks_with_hydra, test_heatmap, test_heatmap_large_job_is_binned, test_draw_load,
-             test_picture_errors, test_non_utf8_paths_in_the_report, test_progress):
+             test_picture_errors, test_outputs_that_are_not_plain_files, test_non_utf8_paths_in_the_report,
+             test_progress):
     test()
 shutil.rmtree(TMP, ignore_errors=True)
 print(f"{len(failures)} failure(s)")
