@@ -106,6 +106,11 @@ def test_errors():
     r = canopy("route", DUMP, "--matrix", f.name, env={"CANOPY_TOPO_DELAY_BYTES": "lots"})
     os.unlink(f.name)
     check("bad parameter value is an error", r.returncode == 1 and "CANOPY_TOPO_DELAY_BYTES" in r.stderr, r.stderr)
+    with open("/dev/full", "w") as full:  # a result lost on the way out is a failure (exit 0 before)
+        r = subprocess.run([os.path.join(BIN, "canopy"), "topo", DUMP, "--json"], stdout=full, stderr=subprocess.PIPE,
+                           text=True)
+    check("stdout that cannot be written: exit 1", r.returncode == 1 and "cannot write the output to stdout" in r.stderr,
+          r.stderr)
 
 
 def test_service_arguments():

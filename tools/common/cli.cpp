@@ -1,7 +1,9 @@
 #include "cli.h"
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 
@@ -84,7 +86,12 @@ int run(CLI::App &app, int argc, char **argv, const std::function<int()> &body) 
   }
   try {
     int status = body();
+    // A result that did not reach stdout (a full disk, a closed pipe) is a failure, not exit 0.
     std::cout.flush();
+    errno = 0;
+    if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout))
+      throw Error(CANOPY_ERR_IO, std::string("cannot write the output to stdout") +
+                                     (errno ? std::string(": ") + std::strerror(errno) : std::string()));
     return status;
   } catch (const Error &e) {
     std::fprintf(stderr, "%s: error: %s\n", app.get_name().c_str(), e.what());
