@@ -138,7 +138,21 @@ Summary summarize(const Topology &topo) {
   for (const Link &link : topo.links()) ++s.rates[rate_string(link.rate)];
   s.forwarding_tables = topo.num_forwarding_tables();
   s.forwarding_problems = check_forwarding_tables(topo, SIZE_MAX).size();
-  // Diameter over shortest paths: breadth-first search from every switch with hosts.
+  // Connected parts holding hosts: more than one, and some host pairs have no route at all.
+  std::vector<char> seen(topo.nodes().size(), 0);
+  for (int host : topo.hosts()) {
+    if (seen[host]) continue;
+    ++s.parts;
+    std::vector<int> stack{host};
+    seen[host] = 1;
+    while (!stack.empty()) {
+      int node = stack.back();
+      stack.pop_back();
+      for (const Port &port : topo.node(node).ports)
+        if (port.connected() && !seen[port.peer_node]) seen[port.peer_node] = 1, stack.push_back(port.peer_node);
+    }
+  }
+  // Diameter over shortest paths (within each part): breadth-first search from every switch with hosts.
   std::vector<int> distance(topo.nodes().size());
   for (int start : topo.switches()) {
     if (topo.node(start).level != 1) continue;
@@ -168,6 +182,7 @@ nlohmann::json summary_json(const Topology &topo, const Summary &s) {
           {"links", s.links},
           {"levels", s.levels},
           {"diameter", s.diameter},
+          {"connected_parts", s.parts},
           {"link_rates", rates},
           {"forwarding_tables", s.forwarding_tables},
           {"forwarding_problems", s.forwarding_problems},

@@ -45,6 +45,7 @@ std::vector<std::vector<int>> leaf_groups(const Topology &topo, const std::vecto
 struct Summary {
   int hosts = 0, switches = 0, links = 0, levels = 0;
   int diameter = 0;                  // links on the longest shortest host-to-host path
+  int parts = 0;                     // connected parts holding hosts: 1 unless some hosts cannot reach others
   std::map<std::string, int> rates;  // "4xQDR" -> number of links
   int forwarding_tables = 0;
   size_t forwarding_problems = 0;

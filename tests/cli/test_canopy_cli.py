@@ -54,6 +54,14 @@ def test_summary():
     check("topo routes from forwarding tables", s["routes"] == "lft" and s["forwarding_tables"] == 2, s)
     check("topo no forwarding problems", s["forwarding_problems"] == 0, s)
     check("topo rates", s["link_rates"] == {"4xSDR": 6}, s["link_rates"])
+    check("topo in one part", s["connected_parts"] == 1 and s["diameter"] == 3, s)
+    with tempfile.NamedTemporaryFile("w", suffix=".conf", delete=False) as f:
+        f.write("SwitchName=s1 Nodes=a[1-4]\nSwitchName=s2 Nodes=b[1-4]\n")  # no link between the switches
+    r = canopy("topo", "slurm:" + f.name)
+    r_json = canopy("topo", "slurm:" + f.name, "--json")
+    os.unlink(f.name)
+    check("a fabric in two parts says so", r.returncode == 0 and "in 2 disconnected parts" in r.stdout and
+          json.loads(r_json.stdout)["connected_parts"] == 2, r.stdout)
     r = canopy("topo", DUMP)
     check("topo text", r.returncode == 0 and "hosts:       4" in r.stdout, r.stdout)
 

@@ -38,7 +38,9 @@ void print_summary(const topo::Topology &topo, const topo::Summary &s) {
   std::printf("links:       %d\n", s.links);
   std::printf("link rates: ");
   for (const auto &[rate, count] : s.rates) std::printf(" %s x%d", rate.c_str(), count);
-  std::printf("\ndiameter:    %d links\n", s.diameter);
+  std::printf("\ndiameter:    %d links", s.diameter);
+  if (s.parts > 1) std::printf(" within each part: the fabric is in %d disconnected parts", s.parts);
+  std::printf("\n");
   if (topo.has_forwarding_tables())
     std::printf("routes:      forwarding tables of %d switches, %zu problem%s\n", s.forwarding_tables,
                 s.forwarding_problems, s.forwarding_problems == 1 ? "" : "s");
