@@ -246,6 +246,13 @@ def test_errors():
     check("no output file after an error", not os.path.exists(out) and not os.path.exists(graph_out), r.stderr)
     r = canopy("--graph", STENCIL, "--fabric", TORUS, "--hosts", TORUS_HOSTS, "--ppn", "8", "--algorithm", "magic")
     check("unknown algorithm is a usage error", r.returncode == 2, r.stderr)
+    for algorithm, option, value in (("greedy", "--tree", "fabric"), ("identity", "--anneal-moves", "10"),
+                                     ("scotch", "--groups", "flat"), ("block", "--analytic-placement", "3")):
+        r = canopy("--graph", STENCIL, "--fabric", TORUS, "--hosts", TORUS_HOSTS, "--ppn", "8", "--algorithm", algorithm,
+                   option, value)
+        check(f"{option} with {algorithm} is a usage error (ignored before)",
+              r.returncode == 2 and f"{option}: is for " in r.stderr and f"not --algorithm {algorithm}" in r.stderr,
+              r.stderr)
 
 
 def test_slots_from_the_host_file():

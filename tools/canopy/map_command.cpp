@@ -152,11 +152,11 @@ CommandRunner add_map_command(CLI::App &app) {
                   "(Scotch's static mapping on a tleaf/torus/graph target equivalent to the machine; never refined, "
                   "no intra-node mapping)")
       ->check(CLI::IsMember(map::algorithm_names()))->capture_default_str();
-  cmd->add_option("--tree", o->tree,
+  CLI::Option *tree = cmd->add_option("--tree", o->tree,
                   "rt's topology tree: auto (fabric on switched fabrics, coordinates on tori, else neighbor-joining), "
                   "fabric (switch hierarchy), coordinates (torus coordinate bisection) or neighbor-joining")
       ->check(CLI::IsMember({"auto", "fabric", "coordinates", "neighbor-joining"}))->capture_default_str();
-  cmd->add_option("--groups", o->groups,
+  CLI::Option *groups = cmd->add_option("--groups", o->groups,
                   "rt/rb: form node-sized groups along the tree (multilevel where the processes pair up naturally, "
                   "as in stencils), flat (the paper: METIS k-way into one group per host), runs (ppn consecutive "
                   "ranks per group, the application's own numbering, placed on the tree), or auto (above 2,048 "
@@ -169,7 +169,7 @@ CommandRunner add_map_command(CLI::App &app) {
       ->check(CLI::IsMember({"auto", "tree", "flat", "runs"}))->capture_default_str();
   cmd->add_option("--parts", o->parts, "MatrixMarket input: split the rows into this many processes (METIS)");
   cmd->add_option("--seed", o->seed, "METIS and Scotch seed (same seed, same mapping)")->capture_default_str();
-  cmd->add_option("--analytic-placement", o->analytic_iterations,
+  CLI::Option *analytic = cmd->add_option("--analytic-placement", o->analytic_iterations,
                   "greedy/rt/rb on a fabric with coordinates (torus:) and hosts of equal slots: after the refinement, "
                   "at most N iterations of analytic placement of the host groups (quadratic placement on the "
                   "coordinates alternating with a legal placement near it, as in VLSI placement), then refine again; "
@@ -178,20 +178,33 @@ CommandRunner add_map_command(CLI::App &app) {
                   "8,192-65,536 processes); where it finds nothing it stops within three cheap iterations (about a "
                   "millisecond per 512 hosts). 0: none")
       ->check(CLI::Range(0, map::kMostAnalyticIterations))->capture_default_str();
-  cmd->add_option("--anneal-moves", o->anneal_moves,
+  CLI::Option *anneal_moves = cmd->add_option("--anneal-moves", o->anneal_moves,
                   "greedy/rt/rb: after the refinement, anneal where the host groups go (each host's processes moved "
                   "together) with N moves per host, then refine again; kept as --analytic-placement is. Slow: 20000 "
                   "takes seconds at 8,192 processes, a minute or more at 65,536; pays on irregular graphs on tori "
                   "(7-15% fewer hop-bytes on unstructured meshes without --analytic-placement, which finds most of "
                   "that), little on fat trees. Default 0: none")
       ->check(CLI::Range(int64_t{0}, int64_t{1000000000}));
-  cmd->add_option("--anneal-processes", o->anneal_process_moves,
+  CLI::Option *anneal_processes = cmd->add_option("--anneal-processes", o->anneal_process_moves,
                   "greedy/rt/rb: last, anneal single processes between hosts (each swapped towards a partner's host) "
                   "with N moves per process, then refine again; kept as --analytic-placement is. It changes which "
                   "processes share a host too, and pays where host groups talk to many others or on few hosts "
                   "(random graphs and meshes at 256-1,024 processes; docs/mapping.md); about a second per 10 million "
                   "moves. Default 0: none")
       ->check(CLI::Range(int64_t{0}, int64_t{1000000000}));
+  // Options that only some algorithms use are a mistake with the others, not ignored.
+  std::vector<std::pair<CLI::Option *, std::vector<std::string>>> scoped = {
+      {tree, {"rt"}}, {groups, {"rt", "rb"}}, {analytic, {"greedy", "rt", "rb"}},
+      {anneal_moves, {"greedy", "rt", "rb"}}, {anneal_processes, {"greedy", "rt", "rb"}}};
+  cmd->parse_complete_callback([o, scoped] {
+    for (const auto &[option, algorithms] : scoped) {
+      if (option->count() == 0 || std::find(algorithms.begin(), algorithms.end(), o->algorithm) != algorithms.end())
+        continue;
+      std::string names;
+      for (const std::string &a : algorithms) names += (names.empty() ? "" : "/") + a;
+      throw CLI::ValidationError(option->get_name(), "is for " + names + ", not --algorithm " + o->algorithm);
+    }
+  });
   cmd->add_flag("--no-intra", o->no_intra, "Skip intra-node mapping");
   cmd->add_flag("--no-refine", o->no_refine,
                 "Skip the refinement pass (swaps that lower hop-bytes without loading the busiest host's link "

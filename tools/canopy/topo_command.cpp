@@ -139,13 +139,14 @@ int run_topo(const TopoOptions &o) {
 CommandRunner add_topo_command(CLI::App &app) {
   auto o = std::make_shared<TopoOptions>();
   CLI::App *cmd = app.add_subcommand("topo", "Load a topology SOURCE and describe it");
-  cmd->add_option("SOURCE", o->source,
-                  "Topology source: a dump directory or a file, optionally FORMAT:PATH (see --formats)");
+  CLI::Option *source = cmd->add_option("SOURCE", o->source,
+                                        "Topology source: a dump directory or a file, optionally FORMAT:PATH (see --formats)");
   add_json_flag(*cmd, o->json);
-  cmd->add_flag("--dot", o->dot, "Write the fabric drawing as Graphviz DOT on stdout");
-  cmd->add_option("--svg", o->svg, "Draw the fabric into this SVG file (needs Graphviz)")->check(output_path());
+  CLI::Option *dot = cmd->add_flag("--dot", o->dot, "Write the fabric drawing as Graphviz DOT on stdout (not with --json)")
+                         ->excludes(cmd->get_option("--json"));
+  CLI::Option *svg = cmd->add_option("--svg", o->svg, "Draw the fabric into this SVG file (needs Graphviz)")->check(output_path());
   cmd->add_flag("--formats", o->formats, "List the source formats and exit");
-  cmd->add_option("--simgrid", o->simgrid,
+  CLI::Option *simgrid = cmd->add_option("--simgrid", o->simgrid,
                   "Write the fabric as a SimGrid platform (hosts, switches, links at their rates, every "
                   "host pair's real route) into this XML file, for SMPI (docs/simgrid.md)")->check(output_path());
   cmd->add_option("--simgrid-latency", o->simgrid_latency_us,
@@ -161,7 +162,8 @@ CommandRunner add_topo_command(CLI::App &app) {
                   "SimGrid host speed per core, Gflop/s")->capture_default_str();
   cmd->add_option("--host-cores", o->simgrid_options.host_cores, "SimGrid cores per host (flat platform)")->capture_default_str();
   o->node_option = cmd->add_option("--node", o->node,
-                  "Describe a node instead: 'live', an hwloc XML file, or a synthetic string like 'pack:2 core:8 pu:2'");
+                  "Describe a node instead (no SOURCE): 'live', an hwloc XML file, or a synthetic string like 'pack:2 core:8 pu:2'")
+                    ->excludes(source)->excludes(dot)->excludes(svg)->excludes(simgrid);
   cmd->footer("Examples:\n  canopy topo dump/current --svg fabric.svg\n"
               "  canopy topo dump/current --simgrid fabric.xml && smpirun -platform fabric.xml -hostfile hosts ...\n"
               "  canopy topo dump/current --simgrid job.xml --simgrid-hosts job.hosts --simgrid-cores 'pack:2 core:8 pu:1'");
