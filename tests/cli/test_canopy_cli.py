@@ -114,6 +114,9 @@ def test_errors():
     r = canopy("route", DUMP, "--matrix", f.name, env={"CANOPY_TOPO_DELAY_BYTES": "lots"})
     os.unlink(f.name)
     check("bad parameter value is an error", r.returncode == 1 and "CANOPY_TOPO_DELAY_BYTES" in r.stderr, r.stderr)
+    for args in (("--json", "--dot"), ("--node", "pack:2 core:2 pu:1")):  # one was silently dropped
+        r = canopy("topo", DUMP, *args)
+        check(f"topo SOURCE {' '.join(args)}: usage error", r.returncode == 2 and "excludes" in r.stderr, r.stderr)
     with open("/dev/full", "w") as full:  # a result lost on the way out is a failure (exit 0 before)
         r = subprocess.run([os.path.join(BIN, "canopy"), "topo", DUMP, "--json"], stdout=full, stderr=subprocess.PIPE,
                            text=True)
