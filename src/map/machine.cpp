@@ -106,7 +106,8 @@ std::vector<int> allocation_hosts(const topo::Topology &topology, const std::str
     auto [it, added] = line_of.emplace(host, entry.line);
     if (!added)
       throw parse_error(file, entry.line, "host '" + entry.name + "' is listed twice (first on line " +
-                                              std::to_string(it->second) + "); give its slots with --ppn");
+                                              std::to_string(it->second) + "): list each host once, with its "
+                                              "slots (HOST slots=N, HOST:N or --ppn)");
     hosts.push_back(host);
   }
   return hosts;

@@ -110,7 +110,10 @@ TEST(Hostfile, SlotsSyntaxAndNamesWithColons) {
     return std::string();
   };
   EXPECT_NE(failure("n1\n:16\n").find("job.hosts:2: no host name before ':'"), std::string::npos);
-  EXPECT_NE(failure("# nothing\n").find("job.hosts:1: no hosts listed"), std::string::npos);
+  EXPECT_NE(failure("# nothing\n").find("job.hosts: no hosts listed"), std::string::npos);
+  EXPECT_NE(failure("").find("job.hosts: no hosts listed"), std::string::npos);  // "job.hosts:0:" before
+  for (const char *twice : {"n0 slots=8 slots=4\n", "n0:8 slots=4\n"})  // the last won before
+    EXPECT_NE(failure(twice).find("job.hosts:1: host 'n0' gives its slot count twice"), std::string::npos) << twice;
   EXPECT_NE(failure("n1\nn2 slots=x\n").find("job.hosts:2: slot count 'x' is not a whole number"), std::string::npos);
   EXPECT_NE(failure("n1:0\n").find("job.hosts:1: slot count '0'"), std::string::npos);
   EXPECT_NE(failure("n1 slots=2000000\n").find("job.hosts:1: slot count '2000000'"), std::string::npos);

@@ -38,14 +38,18 @@ std::vector<HostfileEntry> read_hostfile(std::string_view text, const std::strin
     // Further fields are the launchers' KEY=VALUE attributes; only slots= matters here (max_slots= and the like
     // are ignored). A bare word is a second host on the line, which would be lost.
     for (size_t i = 1; i < fields.size(); ++i) {
-      if (starts_with(fields[i], "slots=")) entry.slots = slot_count(fields[i].substr(6), file, entry.line);
+      if (starts_with(fields[i], "slots=")) {
+        if (entry.slots > 0)  // the last would win, silently
+          throw parse_error(file, entry.line, "host '" + entry.name + "' gives its slot count twice");
+        entry.slots = slot_count(fields[i].substr(6), file, entry.line);
+      }
       if (fields[i].find('=') == std::string_view::npos)
         throw parse_error(file, entry.line, "'" + printable(fields[i]) + "' after host '" + entry.name +
                                                 "': one host per line (attributes are KEY=VALUE, e.g. slots=16)");
     }
     entries.push_back(std::move(entry));
   }
-  if (entries.empty()) throw parse_error(file, cursor.number(), "no hosts listed");
+  if (entries.empty()) throw Error(CANOPY_ERR_PARSE, file + ": no hosts listed");
   return entries;
 }
 
