@@ -167,7 +167,8 @@ CommandRunner add_map_command(CLI::App &app) {
                   "to the tree's groups). Where hosts have unequal slots, runs are as long as the most slots that divide "
                   "every host's (8 and 24: runs of 8), and flat is refused")
       ->check(CLI::IsMember({"auto", "tree", "flat", "runs"}))->capture_default_str();
-  cmd->add_option("--parts", o->parts, "MatrixMarket input: split the rows into this many processes (METIS)");
+  cmd->add_option("--parts", o->parts, "MatrixMarket input: split the rows into this many processes (METIS)")
+      ->check(at_least(1));
   cmd->add_option("--seed", o->seed, "METIS and Scotch seed (same seed, same mapping)")->capture_default_str();
   CLI::Option *analytic = cmd->add_option("--analytic-placement", o->analytic_iterations,
                   "greedy/rt/rb on a fabric with coordinates (torus:) and hosts of equal slots: after the refinement, "

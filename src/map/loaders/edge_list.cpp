@@ -44,7 +44,7 @@ CommGraph load_edge_list(std::string_view text, const std::string &file) {
     if (!parse_uint(f[0], src, 10) || !parse_uint(f[1], dst, 10) || src >= kMaxProcesses || dst >= kMaxProcesses)
       throw parse_error(file, cursor.number(), "processes must be integers from 0 to " + std::to_string(kMaxProcesses - 1));
     if (!parse_double(f[2], bytes) || !(bytes >= 0) || bytes > CommGraph::kMaxTotalBytes)
-      throw parse_error(file, cursor.number(), "bytes '" + printable(f[2]) + "' is not a finite number >= 0");
+      throw parse_error(file, cursor.number(), "bytes '" + printable(f[2]) + "' is not a number from 0 to 1e300");
     if (declared && (src >= declared || dst >= declared))
       throw parse_error(file, cursor.number(), "process " + std::to_string(src >= declared ? src : dst) +
                                                    " is beyond 'processes " + std::to_string(declared) + "' (line " +

@@ -79,7 +79,8 @@ CommGraph load_metis_graph(std::string_view text, const std::string &file) {
       if (!parse_uint(f[i], u, 10) || u == 0 || u > h.n)
         throw parse_error(file, cursor.number(), "neighbour '" + printable(f[i]) + "' is not a vertex (1.." + std::to_string(h.n) + ")");
       if (h.edge_weights && !parse_uint(f[i + 1], bytes, 10))
-        throw parse_error(file, cursor.number(), "edge weight '" + printable(f[i + 1]) + "' is not a non-negative integer");
+        throw parse_error(file, cursor.number(), "edge weight '" + printable(f[i + 1]) +
+                                                     "' is not a whole number from 0 to 18446744073709551615");
       if (u - 1 == v) throw parse_error(file, cursor.number(), "vertex " + std::to_string(v + 1) + " lists itself as a neighbour");
       // Both ends list each edge: count each direction at half, so an edge weighs what the file says.
       builder.add(static_cast<int>(v), static_cast<int>(u - 1), static_cast<double>(bytes) / 2);
