@@ -30,15 +30,18 @@ std::vector<std::vector<int>> group_ids_per_level(const Topology &topo, const st
   for (size_t i = 0; i < hosts.size(); ++i) leaf[i] = topo.leaf_switch(hosts[i]);
   for (int s : topo.switches()) top_level = std::max(top_level, topo.node(s).level);
 
+  // The switch-to-switch links in the level from which they join: the higher of their ends'
+  // (level 1 joins none). One pass over the links, not one per level: a torus has hundreds.
+  std::vector<std::vector<const Link *>> joins_at(static_cast<size_t>(std::max(top_level, 2)) + 1);
+  for (const Link &link : topo.links()) {
+    const Node &a = topo.node(link.node_a), &b = topo.node(link.node_b);
+    if (a.is_switch() && b.is_switch() && a.level && b.level)
+      joins_at[static_cast<size_t>(std::max({a.level, b.level, 2}))].push_back(&link);
+  }
   std::vector<std::vector<int>> levels;
+  DisjointSets sets(topo.nodes().size());
   for (int level = 1; level <= top_level; ++level) {
-    DisjointSets sets(topo.nodes().size());
-    if (level > 1)
-      for (const Link &link : topo.links()) {
-        const Node &a = topo.node(link.node_a), &b = topo.node(link.node_b);
-        if (a.is_switch() && b.is_switch() && a.level && b.level && a.level <= level && b.level <= level)
-          sets.join(link.node_a, link.node_b);
-      }
+    for (const Link *link : joins_at[static_cast<size_t>(level)]) sets.join(link->node_a, link->node_b);
     std::vector<int> ids(hosts.size());
     for (size_t i = 0; i < hosts.size(); ++i) ids[i] = leaf[i] >= 0 ? sets.find(leaf[i]) : hosts[i];
     levels.push_back(std::move(ids));
