@@ -71,6 +71,12 @@ printf '#!/bin/sh\nsleep 30\n' >"$work/hang.sh"
 chmod +x "$work/hang.sh"
 expect_failure "ibnetdiscover timed out after 1 s" --ibnetdiscover "$work/hang.sh" --timeout 1
 expect_failure "cannot run /nonexistent/ibnetdiscover" --ibnetdiscover /nonexistent/ibnetdiscover
+# Output that does not parse is kept in DIR/failed, where the error points (a removed
+# .incoming-* before).
+printf '#!/bin/sh\necho hello\n' >"$work/garbage.sh"
+chmod +x "$work/garbage.sh"
+expect_failure "$out/failed/ibnetdiscover.txt:1: unknown record 'hello'" --ibnetdiscover "$work/garbage.sh"
+expect_eq "$(cat "$out/failed/ibnetdiscover.txt")" "hello" "the failed dump kept"
 
 # SIGINT while a tool runs (the tools run in their own process group, which a terminal's Ctrl-C
 # does not reach): the tool is killed too, nothing is published, nothing is left behind.

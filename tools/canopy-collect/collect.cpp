@@ -140,7 +140,15 @@ CollectResult collect_once(const CollectOptions &options) {
   auto started = std::chrono::steady_clock::now();
   std::time_t created = std::time(nullptr);
   IncomingDump incoming(options.out_dir);
-  topo::Topology fabric = run_tools(incoming.path(), options);
+  topo::Topology fabric = [&] {
+    try {
+      return run_tools(incoming.path(), options);
+    } catch (const Error &e) {
+      // An error naming the dump's files (a parse or validation error) is kept with them.
+      if (std::string(e.what()).find(incoming.path()) == std::string::npos) throw;
+      throw Error(e.status(), incoming.keep_failed(e.what()));
+    }
+  }();
 
   StoreLock lock(options.out_dir, options.timeout_s);
   CollectResult result;

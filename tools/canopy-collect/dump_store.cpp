@@ -23,6 +23,7 @@ namespace canopy::collect {
 namespace {
 
 constexpr const char *kDumpPrefix = "dump-";
+constexpr const char *kFailedDump = "failed";
 constexpr const char *kCurrent = "current";
 constexpr int kMaxSeq = 999;
 
@@ -68,7 +69,7 @@ IncomingDump::IncomingDump(const std::string &out_dir) : out_dir_(out_dir) {
 }
 
 IncomingDump::~IncomingDump() {
-  if (!published_) remove_tree(path_);
+  if (!kept_) remove_tree(path_);
 }
 
 std::string IncomingDump::publish(const std::string &stamp) {
@@ -87,10 +88,20 @@ std::string IncomingDump::publish(const std::string &stamp) {
       path_ = final_path;  // a failed run publishes nothing: the destructor removes it
       throw;
     }
-    published_ = true;
+    kept_ = true;
     return final_path;
   }
   throw Error(CANOPY_ERR_IO, "more than " + std::to_string(kMaxSeq) + " dumps stamped " + stamp + " in " + out_dir_);
+}
+
+std::string IncomingDump::keep_failed(const std::string &message) {
+  std::string failed = out_dir_ + "/" + kFailedDump;
+  remove_tree(failed);
+  if (::rename(path_.c_str(), failed.c_str()) != 0) return message;  // removed with the object, as before
+  std::string kept = message;
+  for (size_t at; (at = kept.find(path_)) != std::string::npos;) kept.replace(at, path_.size(), failed);
+  kept_ = true;
+  return kept;
 }
 
 std::vector<std::string> prune_dumps(const std::string &out_dir, int keep) {

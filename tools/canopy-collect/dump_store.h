@@ -29,9 +29,14 @@ class IncomingDump {
       is published and DIR/current is unchanged. */
   std::string publish(const std::string &stamp);
 
+  /** Keeps a dump that did not validate as DIR/failed (replacing the last one kept there), for
+      the errors that name its files to point at something; returns @p message with the
+      incoming directory's name replaced by DIR/failed. */
+  std::string keep_failed(const std::string &message);
+
  private:
   std::string out_dir_, path_;
-  bool published_ = false;
+  bool kept_ = false;  // published or kept as failed: not removed
 };
 
 /** The name of the dump DIR/current points to ("dump-..."), or "" if there is none. */
