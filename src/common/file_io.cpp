@@ -1,8 +1,12 @@
 #include "common/file_io.h"
 
 #include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <atomic>
 
 #include <cerrno>
 #include <cstdlib>
@@ -18,6 +22,20 @@ Error io_error(const std::string &what, const std::string &path) {
 
 int g_temporaries = 0;  // temporaries named so far by this process: each name is new
 
+// The temporaries on disk now, for remove_temporaries_on_signals' handler (which may only read
+// plain memory and unlink): a path is copied in before its slot is marked taken.
+constexpr int kTrackedTemporaries = 64;
+enum SlotState : int { kFree, kFilling, kTracked };
+char g_tracked_path[kTrackedTemporaries][PATH_MAX];
+std::atomic<int> g_slot_state[kTrackedTemporaries];
+static_assert(std::atomic<int>::is_always_lock_free, "read from a signal handler");
+
+extern "C" void remove_temporaries_and_stop(int signal) {
+  for (int i = 0; i < kTrackedTemporaries; ++i)
+    if (g_slot_state[i].load() == kTracked) ::unlink(g_tracked_path[i]);
+  ::raise(signal);  // SA_RESETHAND gave it its default action back: it ends the process on return
+}
+
 // Splits @p path at its last '/': (folder with the slash, or "", name).
 std::pair<std::string, std::string> split_path(const std::string &path) {
   size_t slash = path.rfind('/');
@@ -28,6 +46,31 @@ std::pair<std::string, std::string> split_path(const std::string &path) {
 void copy_into(const std::string &from, const std::string &path);
 
 }  // namespace
+
+Temporary::Temporary(std::string path) : path_(std::move(path)) {
+  if (path_.size() >= PATH_MAX) return;  // not removed on a signal, like the 65th at once
+  for (int i = 0; i < kTrackedTemporaries; ++i) {
+    int expected = kFree;
+    if (!g_slot_state[i].compare_exchange_strong(expected, kFilling)) continue;
+    std::memcpy(g_tracked_path[i], path_.c_str(), path_.size() + 1);
+    g_slot_state[i].store(kTracked);
+    slot_ = i;
+    return;
+  }
+}
+
+Temporary::~Temporary() {
+  if (!gone_) ::unlink(path_.c_str());
+  if (slot_ >= 0) g_slot_state[slot_].store(kFree);
+}
+
+void remove_temporaries_on_signals() {
+  struct sigaction action {};
+  action.sa_handler = remove_temporaries_and_stop;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESETHAND;
+  for (int signal : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(signal, &action, nullptr);
+}
 
 // What writing @p path replaces: the file a symbolic link leads to (the link stays), and a
 // device, FIFO or socket (/dev/null, a shell's >(...)) is written into, not replaced.
@@ -65,11 +108,8 @@ void OutputTarget::install(const std::string &temporary) const {
     return;
   }
   if ((mode >= 0 && ::chmod(temporary.c_str(), static_cast<mode_t>(mode)) != 0) ||
-      ::rename(temporary.c_str(), file.c_str()) != 0) {
-    Error error = io_error("cannot write", file);
-    ::unlink(temporary.c_str());
-    throw error;
-  }
+      ::rename(temporary.c_str(), file.c_str()) != 0)
+    throw io_error("cannot write", file);
 }
 
 namespace {
@@ -86,16 +126,11 @@ void write_all(int fd, const char *data, size_t size, const std::string &path) {
 void copy_into(const std::string &from, const std::string &path) {
   std::string content = read_file(from);
   int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-  if (fd < 0) {
-    Error error = io_error("cannot open", path);
-    ::unlink(from.c_str());
-    throw error;
-  }
+  if (fd < 0) throw io_error("cannot open", path);
   try {
     write_all(fd, content.data(), content.size(), path);
   } catch (...) {
     ::close(fd);
-    ::unlink(from.c_str());
     throw;
   }
   ::close(fd);
@@ -137,14 +172,12 @@ void write_file_atomic(const std::string &path, const std::string &content) {
 
 AtomicFile::AtomicFile(std::string path)
     : path_(std::move(path)), target_(OutputTarget::of(path_)), tmp_(target_.temporary()) {
-  fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  fd_ = ::open(tmp_.path().c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd_ < 0) throw io_error("cannot create", path_);
 }
 
 AtomicFile::~AtomicFile() {
-  if (fd_ < 0) return;  // committed
-  ::close(fd_);
-  ::unlink(tmp_.c_str());
+  if (fd_ >= 0) ::close(fd_);  // not committed: the temporary goes with tmp_
 }
 
 void AtomicFile::write(const std::string &data) { write_all(fd_, data.data(), data.size(), path_); }
@@ -153,23 +186,15 @@ void AtomicFile::commit() {
   bool ok = ::fsync(fd_) == 0;
   ok = ::close(fd_) == 0 && ok;
   fd_ = -1;
-  if (!ok) {
-    Error error = io_error("cannot write", path_);
-    ::unlink(tmp_.c_str());
-    throw error;
-  }
-  target_.install(tmp_);
-}
-
-StagedFiles::~StagedFiles() {
-  for (const auto &[temporary, target] : files_)
-    if (!temporary.empty()) ::unlink(temporary.c_str());
+  if (!ok) throw io_error("cannot write", path_);
+  target_.install(tmp_.path());
+  tmp_.gone();
 }
 
 void StagedFiles::add(const std::string &path, const std::function<void(const std::string &)> &write) {
   OutputTarget target = OutputTarget::of(path);
   std::string temporary = target.temporary();
-  files_.emplace_back(temporary, target);
+  files_.push_back({std::make_unique<Temporary>(temporary), target});
   try {
     write(temporary);
   } catch (const Error &e) {
@@ -181,9 +206,8 @@ void StagedFiles::add(const std::string &path, const std::function<void(const st
 
 void StagedFiles::commit() {
   for (auto &[temporary, target] : files_) {
-    std::string installing = std::move(temporary);
-    temporary.clear();  // install() removes it, whatever happens
-    target.install(installing);
+    target.install(temporary->path());
+    temporary->gone();
   }
   files_.clear();
 }

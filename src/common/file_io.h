@@ -2,6 +2,7 @@
 // half-written file (write to a temporary beside it, fsync, rename).
 #pragma once
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,9 +23,33 @@ struct OutputTarget {
   static OutputTarget of(const std::string &path);
   /** A new temporary's path (same name ending as the file, so writers going by it work). */
   std::string temporary() const;
-  /** Puts the complete @p temporary in place of (or into) the file, and removes it; Error(IO). */
+  /** Puts the complete @p temporary in place of (or into) the file: renamed, or copied and
+      removed; Error(IO), leaving it where it was. */
   void install(const std::string &temporary) const;
 };
+
+/** A temporary file's name, the file removed with the object unless gone() says it was
+    renamed or removed already; removed too when remove_temporaries_on_signals' signals end
+    the process first. */
+class Temporary {
+ public:
+  explicit Temporary(std::string path);
+  ~Temporary();
+  Temporary(const Temporary &) = delete;
+  Temporary &operator=(const Temporary &) = delete;
+
+  const std::string &path() const { return path_; }
+  void gone() { gone_ = true; }
+
+ private:
+  std::string path_;
+  int slot_ = -1;  // in the table the signal handler reads; -1 when it was full
+  bool gone_ = false;
+};
+
+/** For tools: SIGINT, SIGTERM and SIGHUP remove the temporaries of outputs not yet in place,
+    then end the process as they would have (interrupted outputs leave nothing behind). */
+void remove_temporaries_on_signals();
 
 /** Replaces @p path with @p content atomically; throws Error(IO) on failure. */
 void write_file_atomic(const std::string &path, const std::string &content);
@@ -46,7 +71,7 @@ class AtomicFile {
  private:
   std::string path_;
   OutputTarget target_;
-  std::string tmp_;
+  Temporary tmp_;
   int fd_ = -1;
 };
 
@@ -57,7 +82,6 @@ class AtomicFile {
 class StagedFiles {
  public:
   StagedFiles() = default;
-  ~StagedFiles();
   StagedFiles(const StagedFiles &) = delete;
   StagedFiles &operator=(const StagedFiles &) = delete;
 
@@ -68,7 +92,11 @@ class StagedFiles {
   void commit();
 
  private:
-  std::vector<std::pair<std::string, OutputTarget>> files_;  // (temporary, where it goes)
+  struct Staged {
+    std::unique_ptr<Temporary> temporary;
+    OutputTarget target;  // where it goes
+  };
+  std::vector<Staged> files_;
 };
 
 /** For outputs, checked before the work that produces them: throws Error(IO)

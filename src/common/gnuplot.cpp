@@ -1,10 +1,9 @@
 #include "common/gnuplot.h"
 
-#include <unistd.h>
-
 #include <cstdio>
 
 #include "common/error.h"
+#include "common/file_io.h"
 #include "common/subprocess.h"
 
 namespace canopy {
@@ -16,15 +15,15 @@ std::string gnuplot_quoted(const std::string &text) {
 }
 
 void render_gnuplot(const std::string &terminal, const std::string &script, const std::string &path) {
-  std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  std::string full = "set terminal " + terminal + "\nset output '" + gnuplot_quoted(tmp) + "'\n" + script;
-  // `unset output` closes the file before gnuplot exits, so it is complete when renamed.
+  OutputTarget target = OutputTarget::of(path);
+  Temporary tmp(target.temporary());
+  std::string full = "set terminal " + terminal + "\nset output '" + gnuplot_quoted(tmp.path()) + "'\n" + script;
+  // `unset output` closes the file before gnuplot exits, so it is complete when installed.
   full += "\nunset output\n";
   CommandResult result = run_command({"gnuplot"}, full, "", 120);
-  if (result.exit_code != 0 || ::rename(tmp.c_str(), path.c_str()) != 0) {
-    ::unlink(tmp.c_str());
-    throw Error(CANOPY_ERR_IO, "cannot draw " + path + ": " + describe_failure("gnuplot", result));
-  }
+  if (result.exit_code != 0) throw Error(CANOPY_ERR_IO, "cannot draw " + path + ": " + describe_failure("gnuplot", result));
+  target.install(tmp.path());
+  tmp.gone();
 }
 
 }  // namespace canopy

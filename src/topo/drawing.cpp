@@ -1,7 +1,5 @@
 #include "topo/drawing.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -11,6 +9,7 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "common/file_io.h"
 #include "common/subprocess.h"
 
 namespace canopy::topo {
@@ -232,13 +231,12 @@ std::string fabric_dot(const Topology &topo, const DrawingOptions &options) {
 }
 
 void render_svg(const std::string &dot, const std::string &svg_path) {
-  std::string tmp = svg_path + ".tmp." + std::to_string(::getpid());
-  std::vector<std::string> argv = {"dot", "-Tsvg", "-o", tmp};
-  CommandResult result = run_command(argv, dot, "", 300);
-  if (result.exit_code != 0 || ::rename(tmp.c_str(), svg_path.c_str()) != 0) {
-    ::unlink(tmp.c_str());
-    throw Error(CANOPY_ERR_IO, "cannot draw " + svg_path + ": " + describe_failure("dot", result));
-  }
+  OutputTarget target = OutputTarget::of(svg_path);
+  Temporary tmp(target.temporary());
+  CommandResult result = run_command({"dot", "-Tsvg", "-o", tmp.path()}, dot, "", 300);
+  if (result.exit_code != 0) throw Error(CANOPY_ERR_IO, "cannot draw " + svg_path + ": " + describe_failure("dot", result));
+  target.install(tmp.path());
+  tmp.gone();
 }
 
 }  // namespace canopy::topo

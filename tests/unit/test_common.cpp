@@ -1,12 +1,14 @@
 // Status strings, parameter registry, text helpers, atomic file writing and staged outputs.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-
-#include <unistd.h>
 
 #include "canopy/config.h"
 #include "common/error.h"
@@ -173,6 +175,25 @@ TEST(FileIo, StagedFilesAppearTogetherOrNotAtAll) {
             CANOPY_ERR_INVALID_ARG);
   EXPECT_NE(std::string(canopy_last_error()).find("--a and --b name the same file"), std::string::npos);
   EXPECT_EQ(folder_listing(), (std::vector<std::string>{"kept.txt", "other.txt"})) << "checks create nothing";
+}
+
+TEST(FileIo, ASignalRemovesTheTemporaries) {
+  test::TempDir dir;
+  std::string staged = dir / "kept.txt", direct = dir / "direct.txt";
+  pid_t child = ::fork();
+  if (child == 0) {  // interrupted while writing a staged output and an atomic one
+    remove_temporaries_on_signals();
+    StagedFiles files;
+    files.add(staged, [](const std::string &temporary) { write_file_atomic(temporary, "complete"); });
+    AtomicFile file(direct);
+    file.write("half");
+    ::raise(SIGTERM);
+    ::_exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) << "ended as SIGTERM would end it";
+  EXPECT_TRUE(std::filesystem::is_empty(dir.path())) << "temporaries left behind";
 }
 
 TEST(Params, EveryParameterIsDocumented) {

@@ -2,9 +2,11 @@
 #include <map>
 
 #include "cli.h"
+#include "common/file_io.h"
 #include "commands.h"
 
 int main(int argc, char **argv) {
+  canopy::remove_temporaries_on_signals();  // an interrupted map or topo leaves no temporaries
   CLI::App app{"Canopy: topology-aware communication toolkit for MPI clusters"};
   canopy::cli::setup_app(app, "canopy");
   app.require_subcommand(1);
