@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include <atomic>
-
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -20,7 +19,7 @@ Error io_error(const std::string &what, const std::string &path) {
   return Error(CANOPY_ERR_IO, what + " " + path + ": " + std::strerror(errno));
 }
 
-int g_temporaries = 0;  // temporaries named so far by this process: each name is new
+std::atomic<int> g_temporaries{0};  // temporaries named so far by this process: each name is new
 
 // The temporaries on disk now, for remove_temporaries_on_signals' handler (which may only read
 // plain memory and unlink): a path is copied in before its slot is marked taken.
@@ -43,7 +42,27 @@ std::pair<std::string, std::string> split_path(const std::string &path) {
   return {path.substr(0, name), path.substr(name)};
 }
 
-void copy_into(const std::string &from, const std::string &path);
+void write_all(int fd, const char *data, size_t size, const std::string &path) {
+  for (size_t done = 0; done < size;) {
+    ssize_t n = ::write(fd, data + done, size - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw io_error("cannot write", path);
+    done += static_cast<size_t>(n);
+  }
+}
+
+void copy_into(const std::string &from, const std::string &path) {
+  std::string content = read_file(from);
+  int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) throw io_error("cannot open", path);
+  try {
+    write_all(fd, content.data(), content.size(), path);
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  ::close(fd);
+}
 
 }  // namespace
 
@@ -112,31 +131,6 @@ void OutputTarget::install(const std::string &temporary) const {
     throw io_error("cannot write", file);
 }
 
-namespace {
-
-void write_all(int fd, const char *data, size_t size, const std::string &path) {
-  for (size_t done = 0; done < size;) {
-    ssize_t n = ::write(fd, data + done, size - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw io_error("cannot write", path);
-    done += static_cast<size_t>(n);
-  }
-}
-
-void copy_into(const std::string &from, const std::string &path) {
-  std::string content = read_file(from);
-  int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-  if (fd < 0) throw io_error("cannot open", path);
-  try {
-    write_all(fd, content.data(), content.size(), path);
-  } catch (...) {
-    ::close(fd);
-    throw;
-  }
-  ::close(fd);
-}
-
-}  // namespace
 
 std::string read_file(const std::string &path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
