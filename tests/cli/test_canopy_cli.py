@@ -202,6 +202,12 @@ def test_info():
     check("info lists parameters", "log_level" in params and "topo_delay_bytes" in params, params.keys())
     p = params["topo_hop_latency_us"]
     check("info shows value and source", p["value"] == "0.3" and p["source"].startswith("environment"), p)
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        f.write('{"log_level": "warn",\n "topo_delay_bytes": }\n')
+    r = canopy("info", env={"CANOPY_CONFIG_FILE": f.name})  # exit 0, the file unread, before
+    os.unlink(f.name)
+    check("plain info reports a broken config file", r.returncode == 1 and f"{f.name}:2: not valid JSON" in r.stderr,
+          r.stderr)
     r = canopy("info", "--algorithms")
     rules = [line.split() for line in r.stdout.splitlines() if re.match(r"\s+\d+\.\.", line)]
     check("info --algorithms: each rule names the MPI library it holds for",

@@ -1,6 +1,7 @@
 // canopy info: version; --config: every parameter with its value and source;
 // --algorithms: every collective algorithm with the parameters it reads.
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 
 #include "cli.h"
@@ -55,11 +56,15 @@ int print_algorithms(bool json) {
 int run_info(const InfoOptions &o) {
   if (o.algorithms) return print_algorithms(o.json);
   if (!o.config) {
+    // A config file in the environment is read (and a broken one reported) here too.
+    const char *file = std::getenv("CANOPY_CONFIG_FILE");
+    std::string config = file && *file ? file : "";
+    if (!config.empty()) param_lookup("log_level");
     if (o.json)
-      print_json({{"version", CANOPY_VERSION_STRING}});
+      print_json({{"version", CANOPY_VERSION_STRING}, {"config_file", config.empty() ? nlohmann::json() : nlohmann::json(config)}});
     else
-      std::printf("canopy %s\nUse --config for the parameters, --algorithms for the collective algorithms.\n",
-                  CANOPY_VERSION_STRING);
+      std::printf("canopy %s\n%sUse --config for the parameters, --algorithms for the collective algorithms.\n",
+                  CANOPY_VERSION_STRING, config.empty() ? "" : ("config file: " + config + "\n").c_str());
     return 0;
   }
   nlohmann::json all = nlohmann::json::array();
