@@ -158,6 +158,14 @@ std::string read_file(const std::string &path) {
   return content;
 }
 
+void write_via_temporary(const std::string &path, const std::function<void(const std::string &)> &write) {
+  OutputTarget target = OutputTarget::of(path);
+  Temporary tmp(target.temporary());
+  write(tmp.path());
+  target.install(tmp.path());
+  tmp.gone();
+}
+
 void write_file_atomic(const std::string &path, const std::string &content) {
   AtomicFile file(path);
   file.write(content);

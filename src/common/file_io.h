@@ -51,6 +51,11 @@ class Temporary {
     then end the process as they would have (interrupted outputs leave nothing behind). */
 void remove_temporaries_on_signals();
 
+/** For an output another program writes (gnuplot, Graphviz): calls @p write with a temporary
+    path and, when it returns, puts the complete file at @p path (OutputTarget); an error on
+    the way leaves nothing. */
+void write_via_temporary(const std::string &path, const std::function<void(const std::string &temporary)> &write);
+
 /** Replaces @p path with @p content atomically; throws Error(IO) on failure. */
 void write_file_atomic(const std::string &path, const std::string &content);
 

@@ -15,15 +15,13 @@ std::string gnuplot_quoted(const std::string &text) {
 }
 
 void render_gnuplot(const std::string &terminal, const std::string &script, const std::string &path) {
-  OutputTarget target = OutputTarget::of(path);
-  Temporary tmp(target.temporary());
-  std::string full = "set terminal " + terminal + "\nset output '" + gnuplot_quoted(tmp.path()) + "'\n" + script;
-  // `unset output` closes the file before gnuplot exits, so it is complete when installed.
-  full += "\nunset output\n";
-  CommandResult result = run_command({"gnuplot"}, full, "", 120);
-  if (result.exit_code != 0) throw Error(CANOPY_ERR_IO, "cannot draw " + path + ": " + describe_failure("gnuplot", result));
-  target.install(tmp.path());
-  tmp.gone();
+  write_via_temporary(path, [&](const std::string &tmp) {
+    // `unset output` closes the file before gnuplot exits, so it is complete when installed.
+    std::string full = "set terminal " + terminal + "\nset output '" + gnuplot_quoted(tmp) + "'\n" + script +
+                       "\nunset output\n";
+    CommandResult result = run_command({"gnuplot"}, full, "", 120);
+    if (result.exit_code != 0) throw Error(CANOPY_ERR_IO, "cannot draw " + path + ": " + describe_failure("gnuplot", result));
+  });
 }
 
 }  // namespace canopy

@@ -5,7 +5,6 @@
 #include <cstring>
 #include <mutex>
 
-
 #include "canopy/config.h"
 #include "common/error.h"
 #include "common/file_io.h"
@@ -194,13 +193,20 @@ std::string param_env_name(const std::string &name) {
   return env;
 }
 
+std::string param_config_file() {
+  const char *path = std::getenv("CANOPY_CONFIG_FILE");
+  if (!path || !*path) return "";
+  config_file(path);
+  return path;
+}
+
 ParamValue param_lookup(const std::string &name) {
   const ParamDef &def = find_def(name);
   ParamValue value{def.default_value, "default"};
-  if (const char *path = std::getenv("CANOPY_CONFIG_FILE"); path && *path) {
+  if (std::string path = param_config_file(); !path.empty()) {
     const nlohmann::json &config = config_file(path);
     if (auto it = config.find(name); it != config.end()) {
-      value = {it->is_string() ? it->get<std::string>() : it->dump(), std::string("config file ") + path};
+      value = {it->is_string() ? it->get<std::string>() : it->dump(), "config file " + path};
       if (value.text == "true" || value.text == "false") value.text = value.text == "true" ? "1" : "0";
     }
   }

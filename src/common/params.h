@@ -26,6 +26,9 @@ const std::vector<ParamDef> &param_registry();
 const char *param_type_name(ParamType type);
 std::string param_env_name(const std::string &name);
 
+/** The config file CANOPY_CONFIG_FILE names, "" for none; read and checked (Error(PARSE), Error(IO)). */
+std::string param_config_file();
+
 /** Current value and its source; throws Error(NOT_FOUND) or Error(INVALID_ARG) on a bad value. */
 ParamValue param_lookup(const std::string &name);
 

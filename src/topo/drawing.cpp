@@ -231,12 +231,10 @@ std::string fabric_dot(const Topology &topo, const DrawingOptions &options) {
 }
 
 void render_svg(const std::string &dot, const std::string &svg_path) {
-  OutputTarget target = OutputTarget::of(svg_path);
-  Temporary tmp(target.temporary());
-  CommandResult result = run_command({"dot", "-Tsvg", "-o", tmp.path()}, dot, "", 300);
-  if (result.exit_code != 0) throw Error(CANOPY_ERR_IO, "cannot draw " + svg_path + ": " + describe_failure("dot", result));
-  target.install(tmp.path());
-  tmp.gone();
+  write_via_temporary(svg_path, [&](const std::string &tmp) {
+    CommandResult result = run_command({"dot", "-Tsvg", "-o", tmp}, dot, "", 300);
+    if (result.exit_code != 0) throw Error(CANOPY_ERR_IO, "cannot draw " + svg_path + ": " + describe_failure("dot", result));
+  });
 }
 
 }  // namespace canopy::topo

@@ -142,19 +142,11 @@ Summary summarize(const Topology &topo) {
   s.forwarding_tables = topo.num_forwarding_tables();
   s.forwarding_problems = check_forwarding_tables(topo, SIZE_MAX).size();
   // Connected parts holding hosts: more than one, and some host pairs have no route at all.
-  std::vector<char> seen(topo.nodes().size(), 0);
-  for (int host : topo.hosts()) {
-    if (seen[host]) continue;
-    ++s.parts;
-    std::vector<int> stack{host};
-    seen[host] = 1;
-    while (!stack.empty()) {
-      int node = stack.back();
-      stack.pop_back();
-      for (const Port &port : topo.node(node).ports)
-        if (port.connected() && !seen[port.peer_node]) seen[port.peer_node] = 1, stack.push_back(port.peer_node);
-    }
-  }
+  DisjointSets parts(topo.nodes().size());
+  for (const Link &link : topo.links()) parts.join(link.node_a, link.node_b);
+  std::vector<int> part_of_host;
+  for (int host : topo.hosts()) part_of_host.push_back(parts.find(host));
+  s.parts = count_distinct(std::move(part_of_host));
   // Diameter over shortest paths (within each part): breadth-first search from every switch with hosts.
   std::vector<int> distance(topo.nodes().size());
   for (int start : topo.switches()) {

@@ -1,7 +1,6 @@
 // canopy info: version; --config: every parameter with its value and source;
 // --algorithms: every collective algorithm with the parameters it reads.
 #include <cstdio>
-#include <cstdlib>
 #include <memory>
 
 #include "cli.h"
@@ -56,10 +55,7 @@ int print_algorithms(bool json) {
 int run_info(const InfoOptions &o) {
   if (o.algorithms) return print_algorithms(o.json);
   if (!o.config) {
-    // A config file in the environment is read (and a broken one reported) here too.
-    const char *file = std::getenv("CANOPY_CONFIG_FILE");
-    std::string config = file && *file ? file : "";
-    if (!config.empty()) param_lookup("log_level");
+    std::string config = param_config_file();  // read, so that a broken one is reported here too
     if (o.json)
       print_json({{"version", CANOPY_VERSION_STRING}, {"config_file", config.empty() ? nlohmann::json() : nlohmann::json(config)}});
     else
