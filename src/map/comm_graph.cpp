@@ -16,6 +16,13 @@ double CommGraph::vertex_bytes(int v) const {
   return sum;
 }
 
+double CommGraph::bytes_between(int u, int v) const {
+  if (degree(u) > degree(v)) std::swap(u, v);
+  for (int64_t i = row_begin(u); i < row_end(u); ++i)
+    if (neighbor(i) == v) return weight(i);
+  return 0;
+}
+
 CommGraph CommGraph::subgraph(const std::vector<int> &vertices) const {
   std::vector<int> scratch(static_cast<size_t>(num_vertices()), -1);
   return subgraph(vertices, scratch);

@@ -31,6 +31,8 @@ class CommGraph {
   double weight(int64_t i) const { return weights_[static_cast<size_t>(i)]; }
   /** Bytes @p v exchanges with all its neighbours. */
   double vertex_bytes(int v) const;
+  /** Bytes of the edge @p u - @p v, 0 without one; scans the shorter row. */
+  double bytes_between(int u, int v) const;
 
   const std::vector<int64_t> &offsets() const { return offsets_; }
   const std::vector<int> &neighbors() const { return neighbors_; }

@@ -124,12 +124,6 @@ class SwapRefiner {
     return gain;
   }
 
-  double bytes_between(int x, int y) const {
-    for (int64_t i = g_.row_begin(x); i < g_.row_end(x); ++i)
-      if (g_.neighbor(i) == y) return g_.weight(i);
-    return 0;
-  }
-
   double swap_pairs(size_t a, size_t b) {
     auto by_gain = [](const Mover &x, const Mover &y) { return x.gain != y.gain ? x.gain > y.gain : x.vertex < y.vertex; };
     std::vector<Mover> &ab = movers_[a * k_ + b], &ba = movers_[b * k_ + a];
@@ -141,19 +135,30 @@ class SwapRefiner {
       std::pop_heap(list.begin(), list.end(), after);
       list.pop_back();
     };
+    // Earlier swaps may have changed both fronts' gains: they are recomputed, but
+    // only after a swap or for a new front, so that a front which outlasts many
+    // partners (a hub talking to all) is not gathered again for each.
+    struct Front {
+      int vertex = -1;
+      double gain = 0, bytes = 0;
+    } fx, fy;
+    auto refresh = [&](Front &f, int v, size_t to) {
+      if (f.vertex != v) f = {v, move_gain(v, to), g_.vertex_bytes(v)};
+    };
     double gained = 0;
     while (!ab.empty() && !ba.empty() && ab.front().gain + ba.front().gain > 0) {
       int x = ab.front().vertex, y = ba.front().vertex;
-      // Earlier swaps may have changed both gains: recompute them (an edge x-y keeps its length).
-      double gx = move_gain(x, b), gy = move_gain(y, a);
-      double gain = gx + gy - 2 * bytes_between(x, y) * costs_.distance[a * k_ + b];
-      if (gain > kTolerance * (g_.vertex_bytes(x) + g_.vertex_bytes(y) + 1)) {
+      refresh(fx, x, b), refresh(fy, y, a);
+      // An edge x-y keeps its length, which both gains miscount.
+      double gain = fx.gain + fy.gain - 2 * g_.bytes_between(x, y) * costs_.distance[a * k_ + b];
+      if (gain > kTolerance * (fx.bytes + fy.bytes + 1)) {
         part_[static_cast<size_t>(x)] = static_cast<int>(b);
         part_[static_cast<size_t>(y)] = static_cast<int>(a);
         gained += gain;
         drop(ab), drop(ba);
+        fx.vertex = fy.vertex = -1;
       } else {
-        drop(gx < gy ? ab : ba);
+        drop(fx.gain < fy.gain ? ab : ba);
       }
     }
     return gained;

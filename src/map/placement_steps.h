@@ -36,8 +36,10 @@ std::vector<int> greedy_hosts(const CommGraph &graph, const Machine &machine);
     the host of one of its partners. No swap takes a host's off_node_bytes
     above the busiest host's at the start. Returns the hop-bytes removed.
     With @p prune (the default), lower bounds rule out most swaps without
-    costing them, and a process is looked at again only once a swap has
-    changed its host or its partners' hosts: the same swaps as without, faster. */
+    costing them, a process is looked at again only once a swap has changed
+    its host or its partners' hosts, and hubs (processes with a partner per
+    host or more) keep their costs per host in tables: the same swaps as
+    without, faster. */
 double refine_hosts(const CommGraph &graph, const Machine &machine, std::vector<int> &host_of, int max_passes = 4,
                     bool prune = true);
 

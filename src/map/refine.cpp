@@ -2,6 +2,7 @@
 // never raise the busiest host's off-node bytes.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <tuple>
 #include <utility>
@@ -11,16 +12,32 @@
 namespace canopy::map {
 namespace {
 
-// Adds @p bytes to @p host's entry of @p list, a new entry if it has none; true when new.
-bool add_bytes(std::vector<std::pair<int, double>> &list, int host, double bytes) {
-  auto it = std::find_if(list.begin(), list.end(), [&](const auto &entry) { return entry.first == host; });
-  if (it != list.end()) {
-    it->second += bytes;
-    return false;
+// Bytes to each of a few hosts, (host, bytes) in the order the hosts first came,
+// with adds in constant time however many hosts there are.
+class HostBytes {
+ public:
+  explicit HostBytes(int hosts) : index_(static_cast<size_t>(hosts), -1) {}
+  // Adds @p bytes to @p host's entry, a new entry if it has none; true when new.
+  bool add(int host, double bytes) {
+    int &at = index_[static_cast<size_t>(host)];
+    if (at >= 0) {
+      entries_[static_cast<size_t>(at)].second += bytes;
+      return false;
+    }
+    at = static_cast<int>(entries_.size());
+    entries_.emplace_back(host, bytes);
+    return true;
   }
-  list.emplace_back(host, bytes);
-  return true;
-}
+  void clear() {
+    for (const auto &entry : entries_) index_[static_cast<size_t>(entry.first)] = -1;
+    entries_.clear();
+  }
+  const std::vector<std::pair<int, double>> &entries() const { return entries_; }
+
+ private:
+  std::vector<int> index_;  // per host: its entry, or -1
+  std::vector<std::pair<int, double>> entries_;
+};
 
 class Refiner {
  public:
@@ -28,8 +45,10 @@ class Refiner {
   Refiner(const CommGraph &g, const Machine &m, std::vector<int> &host_of, const std::vector<double> &bytes, bool prune)
       : g_(g), m_(m), host_of_(host_of), bytes_(bytes), prune_(prune), fewest_links_(m.hop_table().fewest_links()),
         first_(static_cast<size_t>(m.num_hosts()) + 1, 0), members_(host_of.size()), slot_of_(host_of.size()),
-        partner_bytes_(host_of.size(), 0), off_node_(off_node_bytes(g, m, host_of)), checked_at_(host_of.size(), 0),
+        partner_bytes_(host_of.size(), 0), off_node_(off_node_bytes(g, m, host_of)), candidates_(m.num_hosts()),
+        partner_hosts_(m.num_hosts()), hub_of_(host_of.size(), -1), checked_at_(host_of.size(), 0),
         changed_at_(static_cast<size_t>(m.num_hosts()), 0) {
+    if (prune_) track_hubs();
     for (int h : host_of) ++first_[static_cast<size_t>(h) + 1];
     std::partial_sum(first_.begin(), first_.end(), first_.begin());
     std::vector<size_t> next(first_.begin(), first_.end() - 1);
@@ -61,7 +80,8 @@ class Refiner {
   };
 
   // Bytes x links of v's edges if v were on `host` (partners where they are now).
-  double cost(int v, int host) const {
+  double cost(int v, int host) {
+    if (int hub = hub_of_[static_cast<size_t>(v)]; hub >= 0) return hub_cost(hub, host);
     double sum = 0;
     HopTable::From links = m_.hop_table().from(host);
     for (int64_t i = g_.row_begin(v); i < g_.row_end(v); ++i)
@@ -86,14 +106,14 @@ class Refiner {
     bool unchanged = checked > changed_at_[static_cast<size_t>(h)];
     for (int64_t i = g_.row_begin(v); i < g_.row_end(v); ++i) {
       int target = host_of_[static_cast<size_t>(g_.neighbor(i))];
-      if (target != h && add_bytes(candidates_, target, g_.weight(i)))
+      if (target != h && candidates_.add(target, g_.weight(i)))
         unchanged = unchanged && checked > changed_at_[static_cast<size_t>(target)];
     }
     if (prune_ && unchanged) return 0;
     for (int64_t i = g_.row_begin(v); i < g_.row_end(v); ++i) partner_bytes_[static_cast<size_t>(g_.neighbor(i))] = g_.weight(i);
     double best = -1e-9 * here;  // only real improvements
     int best_u = -1;
-    for (auto [target, bytes_there] : candidates_) {
+    for (auto [target, bytes_there] : candidates_.entries()) {
       double apart = m_.hops(h, target);
       // v and u trade hosts; an edge between them keeps its length, which both deltas miscount.
       auto shared = [&](const Member &mu) { return 2 * partner_bytes_[static_cast<size_t>(mu.vertex)] * apart; };
@@ -131,6 +151,9 @@ class Refiner {
 
   // Bytes of x's edges to the vertices on `host` other than x and `except`.
   double bytes_to_host(int x, int host, int except) const {
+    if (int hub = hub_of_[static_cast<size_t>(x)]; hub >= 0)
+      return hub_bytes_[hub_entry(hub, host)] -
+             (host_of_[static_cast<size_t>(except)] == host ? g_.bytes_between(x, except) : 0);
     double sum = 0;
     for (int64_t i = g_.row_begin(x); i < g_.row_end(x); ++i) {
       int y = g_.neighbor(i);
@@ -169,6 +192,8 @@ class Refiner {
     members_[slot_of_[static_cast<size_t>(u)]].vertex = u;
     host_of_[static_cast<size_t>(v)] = hu;
     host_of_[static_cast<size_t>(u)] = hv;
+    partner_moved(v, hv, hu);
+    partner_moved(u, hu, hv);
     for (int x : {v, u}) {  // changed for both and their partners
       update(x);
       for (int64_t i = g_.row_begin(x); i < g_.row_end(x); ++i) update(g_.neighbor(i));
@@ -182,17 +207,78 @@ class Refiner {
     changed_at_[static_cast<size_t>(host)] = swaps_;
     mx.here = cost(x, host);
     mx.inside = 0;
-    partner_hosts_.clear();
-    for (int64_t i = g_.row_begin(x); i < g_.row_end(x); ++i) {
-      int y = host_of_[static_cast<size_t>(g_.neighbor(i))];
-      if (y == host)
-        mx.inside += g_.weight(i);
-      else
-        add_bytes(partner_hosts_, y, g_.weight(i));
-    }
     double largest = 0;
-    for (const auto &p : partner_hosts_) largest = std::max(largest, p.second);
+    if (int hub = hub_of_[static_cast<size_t>(x)]; hub >= 0) {
+      for (int y = 0; y < m_.num_hosts(); ++y) {
+        double bytes = hub_bytes_[hub_entry(hub, y)];
+        if (y == host)
+          mx.inside = bytes;
+        else
+          largest = std::max(largest, bytes);
+      }
+    } else {
+      partner_hosts_.clear();
+      for (int64_t i = g_.row_begin(x); i < g_.row_end(x); ++i) {
+        int y = host_of_[static_cast<size_t>(g_.neighbor(i))];
+        if (y == host)
+          mx.inside += g_.weight(i);
+        else
+          partner_hosts_.add(y, g_.weight(i));
+      }
+      for (const auto &p : partner_hosts_.entries()) largest = std::max(largest, p.second);
+    }
     mx.spread = fewest_links_ * (bytes_[static_cast<size_t>(x)] - mx.inside - largest);
+  }
+
+  // Hubs: vertices with at least as many partners as there are hosts (one process
+  // talking to all) keep their bytes to each host and, once asked, their cost on
+  // each host current through every partner's move, so that costing a hub takes
+  // constant time and refreshing its Member time in the hosts, not in its degree:
+  // otherwise each of its partners' swaps and looks at its host cost a pass over
+  // all its edges, and the refinement of a star is quadratic. Memory: two entries
+  // per host per hub, at most twice the hubs' edges. Pruning only: costing every pair
+  // (prune off) is the plain reference the tests compare with.
+  void track_hubs() {
+    int hubs = 0;
+    for (int v = 0; v < g_.num_vertices(); ++v)
+      if (g_.degree(v) >= m_.num_hosts()) hub_of_[static_cast<size_t>(v)] = hubs++;
+    hub_bytes_.assign(static_cast<size_t>(hubs) * static_cast<size_t>(m_.num_hosts()), 0);
+    hub_cost_.assign(hub_bytes_.size(), kUnknown);
+    for (int v = 0; v < g_.num_vertices(); ++v)
+      if (int hub = hub_of_[static_cast<size_t>(v)]; hub >= 0)
+        for (int64_t i = g_.row_begin(v); i < g_.row_end(v); ++i)
+          hub_bytes_[hub_entry(hub, host_of_[static_cast<size_t>(g_.neighbor(i))])] += g_.weight(i);
+  }
+
+  size_t hub_entry(int hub, int host) const {
+    return static_cast<size_t>(hub) * static_cast<size_t>(m_.num_hosts()) + static_cast<size_t>(host);
+  }
+
+  // A hub's cost on `host`: computed from its bytes to each host when first asked,
+  // then kept current by partner_moved.
+  double hub_cost(int hub, int host) {
+    double &known = hub_cost_[hub_entry(hub, host)];
+    if (std::isnan(known)) {
+      known = 0;
+      HopTable::From links = m_.hop_table().from(host);
+      for (int y = 0; y < m_.num_hosts(); ++y)
+        if (double bytes = hub_bytes_[hub_entry(hub, y)]; bytes != 0) known += bytes * links(y);
+    }
+    return known;
+  }
+
+  // x went from host `from` to host `to`: its hub partners' tables follow (an
+  // unknown cost stays unknown: NaN plus anything is NaN).
+  void partner_moved(int x, int from, int to) {
+    if (hub_cost_.empty()) return;
+    for (int64_t i = g_.row_begin(x); i < g_.row_end(x); ++i) {
+      int hub = hub_of_[static_cast<size_t>(g_.neighbor(i))];
+      if (hub < 0) continue;
+      double bytes = g_.weight(i);
+      hub_bytes_[hub_entry(hub, from)] -= bytes;
+      hub_bytes_[hub_entry(hub, to)] += bytes;
+      for (int y = 0; y < m_.num_hosts(); ++y) hub_cost_[hub_entry(hub, y)] += bytes * (m_.hops(y, to) - m_.hops(y, from));
+    }
   }
 
   const CommGraph &g_;
@@ -207,7 +293,10 @@ class Refiner {
   std::vector<double> partner_bytes_;  // bytes to the vertex being improved
   std::vector<double> off_node_;       // bytes of the cut edges at each host, kept current
   double off_node_limit_ = 0;          // no swap takes a host above this
-  std::vector<std::pair<int, double>> candidates_, partner_hosts_;  // (host, bytes to it)
+  HostBytes candidates_, partner_hosts_;
+  static constexpr double kUnknown = std::numeric_limits<double>::quiet_NaN();
+  std::vector<int> hub_of_;                   // per vertex: its row in the hub tables, or -1
+  std::vector<double> hub_bytes_, hub_cost_;  // per hub and host: bytes to it, cost on it (kUnknown)
   std::vector<size_t> unruled_;  // members of the target host a bound does not rule out
   // Swaps so far; for each vertex, the count after which it was last looked at
   // without a swap found, and for each host the count at its last change.
