@@ -95,9 +95,21 @@ double anneal_processes(const CommGraph &graph, const Machine &m, std::vector<in
   // busiest host's at the start.
   std::vector<double> off = off_node_bytes(graph, m, host_of);
   double cap = *std::max_element(off.begin(), off.end());
+  HubBytes hubs(graph, m.num_hosts(), host_of);
   // The cost change of vertex v leaving host `from` for host `to`, where `other` leaves `to` for
   // `from`; adds the changes of the two hosts' off-node bytes to off_from and off_to.
   auto change = [&](int v, int from, int to, int other, double &off_from, double &off_to) {
+    if (int hub = hubs.hub(v); hub >= 0) {  // the same sums from its bytes per host, less its edge to `other` (on `to`)
+      double to_other = graph.bytes_between(v, other), all = -to_other, delta = to_other * mean_hops(m, from, to);
+      for (int y = 0; y < m.num_hosts(); ++y)
+        if (double bytes = hubs.bytes(hub, y); bytes != 0) {
+          all += bytes;
+          delta += bytes * (mean_hops(m, to, y) - mean_hops(m, from, y));
+        }
+      off_from += 2 * hubs.bytes(hub, from) - all;
+      off_to += all - 2 * (hubs.bytes(hub, to) - to_other);
+      return delta;
+    }
     double delta = 0;
     for (int64_t e = graph.row_begin(v); e < graph.row_end(v); ++e) {
       int partner = graph.neighbor(e);
@@ -132,6 +144,7 @@ double anneal_processes(const CommGraph &graph, const Machine &m, std::vector<in
     double temperature = t0 * (1 - static_cast<double>(move) / static_cast<double>(moves));
     if (delta > 0 && !(temperature > 0 && std::generate_canonical<double, 53>(rng) < std::exp(-delta / temperature))) continue;
     host_of[static_cast<size_t>(v)] = to, host_of[static_cast<size_t>(other)] = from;
+    hubs.moved(v, from, to), hubs.moved(other, to, from);
     off[static_cast<size_t>(from)] += off_from, off[static_cast<size_t>(to)] += off_to;
     std::swap(on[static_cast<size_t>(from)][at[static_cast<size_t>(v)]], on[static_cast<size_t>(to)][at[static_cast<size_t>(other)]]);
     std::swap(at[static_cast<size_t>(v)], at[static_cast<size_t>(other)]);

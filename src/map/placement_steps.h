@@ -18,6 +18,54 @@ namespace canopy::map {
     cost a pair of groups by. */
 inline double mean_hops(const Machine &machine, int a, int b) { return 0.5 * (machine.hops(a, b) + machine.hops(b, a)); }
 
+/** Hubs are the vertices with at least as many partners as there are hosts (a
+    master, a root gathering from all). This keeps each hub's bytes to each host
+    current as vertices move, so that a step can cost a hub in time in the hosts
+    instead of its degree: otherwise every look at a hub's partners reads all its
+    edges, and a step over a star graph is quadratic. Memory: one entry per host
+    per hub, at most the hubs' edges. The sums are exact for whole-number bytes. */
+class HubBytes {
+ public:
+  HubBytes(const CommGraph &graph, int hosts, const std::vector<int> &host_of)
+      : graph_(graph), hosts_(static_cast<size_t>(hosts)), hub_of_(static_cast<size_t>(graph.num_vertices()), -1) {
+    int hubs = 0;
+    for (int v = 0; v < graph.num_vertices(); ++v)
+      if (graph.degree(v) >= hosts) hub_of_[static_cast<size_t>(v)] = hubs++;
+    bytes_.assign(static_cast<size_t>(hubs) * hosts_, 0);
+    for (int v = 0; v < graph.num_vertices(); ++v)
+      if (int hub = hub_of_[static_cast<size_t>(v)]; hub >= 0)
+        for (int64_t i = graph.row_begin(v); i < graph.row_end(v); ++i)
+          bytes_[entry(hub, host_of[static_cast<size_t>(graph.neighbor(i))])] += graph.weight(i);
+  }
+  bool empty() const { return bytes_.empty(); }
+  int count() const { return static_cast<int>(bytes_.size() / hosts_); }
+  /** v's row in the tables (0..hubs-1), -1 if v is no hub. */
+  int hub(int v) const { return hub_of_[static_cast<size_t>(v)]; }
+  /** Bytes of @p hub's edges to the vertices on @p host. */
+  double bytes(int hub, int host) const { return bytes_[entry(hub, host)]; }
+  /** Vertex @p v went from host @p from to host @p to: its hubs' bytes follow;
+      @p each(hub, bytes) is called for each hub partner with the edge's bytes. */
+  template <class Each>
+  void moved(int v, int from, int to, Each &&each) {
+    for (int64_t i = graph_.row_begin(v); i < graph_.row_end(v); ++i)
+      if (int hub = hub_of_[static_cast<size_t>(graph_.neighbor(i))]; hub >= 0) {
+        bytes_[entry(hub, from)] -= graph_.weight(i);
+        bytes_[entry(hub, to)] += graph_.weight(i);
+        each(hub, graph_.weight(i));
+      }
+  }
+  void moved(int v, int from, int to) {
+    if (!empty()) moved(v, from, to, [](int, double) {});
+  }
+
+ private:
+  size_t entry(int hub, int host) const { return static_cast<size_t>(hub) * hosts_ + static_cast<size_t>(host); }
+  const CommGraph &graph_;
+  size_t hosts_;
+  std::vector<int> hub_of_;
+  std::vector<double> bytes_;
+};
+
 /** Bytes times network links between the hosts of every edge's ends. */
 double inter_node_hop_bytes(const CommGraph &graph, const Machine &machine, const std::vector<int> &host_of);
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <tuple>
 #include <utility>
 
@@ -46,9 +47,12 @@ class Refiner {
       : g_(g), m_(m), host_of_(host_of), bytes_(bytes), prune_(prune), fewest_links_(m.hop_table().fewest_links()),
         first_(static_cast<size_t>(m.num_hosts()) + 1, 0), members_(host_of.size()), slot_of_(host_of.size()),
         partner_bytes_(host_of.size(), 0), off_node_(off_node_bytes(g, m, host_of)), candidates_(m.num_hosts()),
-        partner_hosts_(m.num_hosts()), hub_of_(host_of.size(), -1), checked_at_(host_of.size(), 0),
+        partner_hosts_(m.num_hosts()), checked_at_(host_of.size(), 0),
         changed_at_(static_cast<size_t>(m.num_hosts()), 0) {
-    if (prune_) track_hubs();
+    if (prune_) {  // costing every pair (prune off) is the plain reference the tests compare with
+      hubs_.emplace(g, m.num_hosts(), host_of);
+      hub_cost_.assign(static_cast<size_t>(hubs_->count()) * static_cast<size_t>(m.num_hosts()), kUnknown);
+    }
     for (int h : host_of) ++first_[static_cast<size_t>(h) + 1];
     std::partial_sum(first_.begin(), first_.end(), first_.begin());
     std::vector<size_t> next(first_.begin(), first_.end() - 1);
@@ -81,7 +85,7 @@ class Refiner {
 
   // Bytes x links of v's edges if v were on `host` (partners where they are now).
   double cost(int v, int host) {
-    if (int hub = hub_of_[static_cast<size_t>(v)]; hub >= 0) return hub_cost(hub, host);
+    if (int hub = hub_of(v); hub >= 0) return hub_cost(hub, host);
     double sum = 0;
     HopTable::From links = m_.hop_table().from(host);
     for (int64_t i = g_.row_begin(v); i < g_.row_end(v); ++i)
@@ -151,8 +155,8 @@ class Refiner {
 
   // Bytes of x's edges to the vertices on `host` other than x and `except`.
   double bytes_to_host(int x, int host, int except) const {
-    if (int hub = hub_of_[static_cast<size_t>(x)]; hub >= 0)
-      return hub_bytes_[hub_entry(hub, host)] -
+    if (int hub = hub_of(x); hub >= 0)
+      return hubs_->bytes(hub, host) -
              (host_of_[static_cast<size_t>(except)] == host ? g_.bytes_between(x, except) : 0);
     double sum = 0;
     for (int64_t i = g_.row_begin(x); i < g_.row_end(x); ++i) {
@@ -208,9 +212,9 @@ class Refiner {
     mx.here = cost(x, host);
     mx.inside = 0;
     double largest = 0;
-    if (int hub = hub_of_[static_cast<size_t>(x)]; hub >= 0) {
+    if (int hub = hub_of(x); hub >= 0) {
       for (int y = 0; y < m_.num_hosts(); ++y) {
-        double bytes = hub_bytes_[hub_entry(hub, y)];
+        double bytes = hubs_->bytes(hub, y);
         if (y == host)
           mx.inside = bytes;
         else
@@ -230,55 +234,33 @@ class Refiner {
     mx.spread = fewest_links_ * (bytes_[static_cast<size_t>(x)] - mx.inside - largest);
   }
 
-  // Hubs: vertices with at least as many partners as there are hosts (one process
-  // talking to all) keep their bytes to each host and, once asked, their cost on
-  // each host current through every partner's move, so that costing a hub takes
-  // constant time and refreshing its Member time in the hosts, not in its degree:
-  // otherwise each of its partners' swaps and looks at its host cost a pass over
-  // all its edges, and the refinement of a star is quadratic. Memory: two entries
-  // per host per hub, at most twice the hubs' edges. Pruning only: costing every pair
-  // (prune off) is the plain reference the tests compare with.
-  void track_hubs() {
-    int hubs = 0;
-    for (int v = 0; v < g_.num_vertices(); ++v)
-      if (g_.degree(v) >= m_.num_hosts()) hub_of_[static_cast<size_t>(v)] = hubs++;
-    hub_bytes_.assign(static_cast<size_t>(hubs) * static_cast<size_t>(m_.num_hosts()), 0);
-    hub_cost_.assign(hub_bytes_.size(), kUnknown);
-    for (int v = 0; v < g_.num_vertices(); ++v)
-      if (int hub = hub_of_[static_cast<size_t>(v)]; hub >= 0)
-        for (int64_t i = g_.row_begin(v); i < g_.row_end(v); ++i)
-          hub_bytes_[hub_entry(hub, host_of_[static_cast<size_t>(g_.neighbor(i))])] += g_.weight(i);
-  }
+  int hub_of(int v) const { return hubs_ ? hubs_->hub(v) : -1; }
 
   size_t hub_entry(int hub, int host) const {
     return static_cast<size_t>(hub) * static_cast<size_t>(m_.num_hosts()) + static_cast<size_t>(host);
   }
 
-  // A hub's cost on `host`: computed from its bytes to each host when first asked,
-  // then kept current by partner_moved.
+  // A hub's cost on `host` (HubBytes): computed from its bytes to each host when
+  // first asked, then kept current by partner_moved, so that costing a hub takes
+  // constant time and not a pass over all its edges.
   double hub_cost(int hub, int host) {
     double &known = hub_cost_[hub_entry(hub, host)];
     if (std::isnan(known)) {
       known = 0;
       HopTable::From links = m_.hop_table().from(host);
       for (int y = 0; y < m_.num_hosts(); ++y)
-        if (double bytes = hub_bytes_[hub_entry(hub, y)]; bytes != 0) known += bytes * links(y);
+        if (double bytes = hubs_->bytes(hub, y); bytes != 0) known += bytes * links(y);
     }
     return known;
   }
 
-  // x went from host `from` to host `to`: its hub partners' tables follow (an
-  // unknown cost stays unknown: NaN plus anything is NaN).
+  // x went from host `from` to host `to`: its hub partners' bytes and costs
+  // follow (an unknown cost stays unknown: NaN plus anything is NaN).
   void partner_moved(int x, int from, int to) {
-    if (hub_cost_.empty()) return;
-    for (int64_t i = g_.row_begin(x); i < g_.row_end(x); ++i) {
-      int hub = hub_of_[static_cast<size_t>(g_.neighbor(i))];
-      if (hub < 0) continue;
-      double bytes = g_.weight(i);
-      hub_bytes_[hub_entry(hub, from)] -= bytes;
-      hub_bytes_[hub_entry(hub, to)] += bytes;
+    if (!hubs_ || hubs_->empty()) return;
+    hubs_->moved(x, from, to, [&](int hub, double bytes) {
       for (int y = 0; y < m_.num_hosts(); ++y) hub_cost_[hub_entry(hub, y)] += bytes * (m_.hops(y, to) - m_.hops(y, from));
-    }
+    });
   }
 
   const CommGraph &g_;
@@ -295,8 +277,8 @@ class Refiner {
   double off_node_limit_ = 0;          // no swap takes a host above this
   HostBytes candidates_, partner_hosts_;
   static constexpr double kUnknown = std::numeric_limits<double>::quiet_NaN();
-  std::vector<int> hub_of_;                   // per vertex: its row in the hub tables, or -1
-  std::vector<double> hub_bytes_, hub_cost_;  // per hub and host: bytes to it, cost on it (kUnknown)
+  std::optional<HubBytes> hubs_;  // with pruning
+  std::vector<double> hub_cost_;  // per hub and host: its cost there, or kUnknown
   std::vector<size_t> unruled_;  // members of the target host a bound does not rule out
   // Swaps so far; for each vertex, the count after which it was last looked at
   // without a swap found, and for each host the count at its last change.
