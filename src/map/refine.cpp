@@ -13,11 +13,11 @@
 namespace canopy::map {
 namespace {
 
-// Bytes to each of a few hosts, (host, bytes) in the order the hosts first came,
-// with adds in constant time however many hosts there are.
-class HostBytes {
+// The hosts of a process's partners with its bytes to each, (host, bytes) in the
+// order the hosts first came, with adds in constant time however many hosts there are.
+class PartnerHosts {
  public:
-  explicit HostBytes(int hosts) : index_(static_cast<size_t>(hosts), -1) {}
+  explicit PartnerHosts(int hosts) : index_(static_cast<size_t>(hosts), -1) {}
   // Adds @p bytes to @p host's entry, a new entry if it has none; true when new.
   bool add(int host, double bytes) {
     int &at = index_[static_cast<size_t>(host)];
@@ -275,7 +275,7 @@ class Refiner {
   std::vector<double> partner_bytes_;  // bytes to the vertex being improved
   std::vector<double> off_node_;       // bytes of the cut edges at each host, kept current
   double off_node_limit_ = 0;          // no swap takes a host above this
-  HostBytes candidates_, partner_hosts_;
+  PartnerHosts candidates_, partner_hosts_;
   static constexpr double kUnknown = std::numeric_limits<double>::quiet_NaN();
   std::optional<HubBytes> hubs_;  // with pruning
   std::vector<double> hub_cost_;  // per hub and host: its cost there, or kUnknown
