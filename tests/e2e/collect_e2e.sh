@@ -64,6 +64,18 @@ expect_eq "$(dumps | tr '\n' ' ')" "$second $third " "dumps after three runs wit
 no_incoming "$out" "a successful run"
 echo "ok: current moved $first -> $second -> $third; --keep 2 pruned $first"
 
+# Runs started in one second number on from the highest dump of that second, not
+# the first free number (pruning frees the lowest, and a reused one sorts before
+# the newer dumps): with -002 (not -001) of this and the next seconds already
+# there, the run's dump is -003 and sorts last among its second's.
+same=$work/same-second
+now=$(date +%s)
+for i in 0 1 2 3 4 5; do mkdir -p "$same/dump-$(date -u -d "@$((now + i))" +%Y%m%dT%H%M%SZ)-002"; done
+ibsim_run "$collect" --once --out "$same" --keep 10 >/dev/null
+numbered=$(readlink "$same/current")
+[[ "$numbered" == *-003 ]] || fail "a run in a second with dump -002 published $numbered, not -003"
+echo "ok: a run numbered on from its second's highest dump ($numbered)"
+
 # Failures leave current alone.
 expect_failure "ibnetdiscover failed (exit 1)" --ibnetdiscover /bin/false
 expect_failure "ibroute .* failed (exit 1)" --ibroute /bin/false

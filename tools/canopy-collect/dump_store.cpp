@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <system_error>
@@ -50,6 +51,20 @@ void point_current_at(const std::string &out_dir, const std::string &name) {
   }
 }
 
+// The sequence number after the highest of the dumps stamped @p stamp in
+// @p out_dir (1 for none): not the first free one, since pruning frees the
+// lowest, and a number taken again would sort before the newer dumps.
+int next_seq(const std::string &out_dir, const std::string &stamp) {
+  std::string prefix = std::string(kDumpPrefix) + stamp + "-";
+  int highest = 0;
+  std::error_code ec;
+  for (const fs::directory_entry &entry : fs::directory_iterator(out_dir, ec)) {
+    std::string name = entry.path().filename().string();
+    if (starts_with(name, prefix)) highest = std::max(highest, std::atoi(name.c_str() + prefix.size()));
+  }
+  return highest + 1;
+}
+
 }  // namespace
 
 std::string current_dump(const std::string &out_dir) {
@@ -73,7 +88,7 @@ IncomingDump::~IncomingDump() {
 }
 
 std::string IncomingDump::publish(const std::string &stamp) {
-  for (int seq = 1; seq <= kMaxSeq; ++seq) {
+  for (int seq = next_seq(out_dir_, stamp); seq <= kMaxSeq; ++seq) {
     char name[96];
     std::snprintf(name, sizeof name, "%s%s-%03d", kDumpPrefix, stamp.c_str(), seq);
     std::string final_path = out_dir_ + "/" + name;
