@@ -117,6 +117,12 @@ def test_errors():
     for args in (("--json", "--dot"), ("--node", "pack:2 core:2 pu:1")):  # one was silently dropped
         r = canopy("topo", DUMP, *args)
         check(f"topo SOURCE {' '.join(args)}: usage error", r.returncode == 2 and "excludes" in r.stderr, r.stderr)
+    for args, says in ((("topo",), "SOURCE (or --node SPEC) is required"),  # exit 1 before
+                       (("topo", DUMP, "--simgrid-hosts", "h"), "need --simgrid FILE")):
+        r = canopy(*args)
+        check(f"{' '.join(args)}: usage error", r.returncode == 2 and says in r.stderr, r.stderr)
+    r = canopy("topo", "--formats", "--json")  # --json was ignored
+    check("topo --formats --json", r.returncode == 0 and "dump" in [f["name"] for f in json.loads(r.stdout)], r.stdout)
     with open("/dev/full", "w") as full:  # a result lost on the way out is a failure (exit 0 before)
         r = subprocess.run([os.path.join(BIN, "canopy"), "topo", DUMP, "--json"], stdout=full, stderr=subprocess.PIPE,
                            text=True)

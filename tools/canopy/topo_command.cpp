@@ -92,13 +92,15 @@ topo::SimgridOptions simgrid_options(const TopoOptions &o, const topo::Topology 
 
 int run_topo(const TopoOptions &o) {
   if (o.formats) {
-    for (const topo::SourceFormat &f : topo::source_formats()) std::printf("%-20s %s\n", f.name, f.doc);
+    nlohmann::json formats = nlohmann::json::array();
+    for (const topo::SourceFormat &f : topo::source_formats()) {
+      if (!o.json) std::printf("%-20s %s\n", f.name, f.doc);
+      formats.push_back({{"name", f.name}, {"doc", f.doc}});
+    }
+    if (o.json) print_json(formats);
     return 0;
   }
-  if (o.source.empty() && o.node_option->count() > 0) return run_node(o);
-  if (o.source.empty()) throw Error(CANOPY_ERR_INVALID_ARG, "a SOURCE (or --node SPEC) is required (see --help)");
-  if (o.simgrid.empty() && (!o.simgrid_cores.empty() || !o.simgrid_hosts.empty()))
-    throw Error(CANOPY_ERR_INVALID_ARG, "--simgrid-cores and --simgrid-hosts need --simgrid FILE");
+  if (o.source.empty()) return run_node(o);
   check_output_paths({{"--svg", o.svg}, {"--simgrid", o.simgrid}});
   Progress progress("canopy topo");
   progress.stage("loading " + o.source);
@@ -164,6 +166,14 @@ CommandRunner add_topo_command(CLI::App &app) {
   o->node_option = cmd->add_option("--node", o->node,
                   "Describe a node instead (no SOURCE): 'live', an hwloc XML file, or a synthetic string like 'pack:2 core:8 pu:2'")
                     ->excludes(source)->excludes(dot)->excludes(svg)->excludes(simgrid);
+  // What CLI11 cannot say by itself, checked when parsing ends (usage errors, exit 2).
+  cmd->parse_complete_callback([o, source, simgrid] {
+    if (o->formats) return;
+    if (source->count() == 0 && o->node_option->count() == 0)
+      throw CLI::ValidationError("SOURCE", "a SOURCE (or --node SPEC) is required");
+    if (simgrid->count() == 0 && (!o->simgrid_cores.empty() || !o->simgrid_hosts.empty()))
+      throw CLI::ValidationError("--simgrid-cores/--simgrid-hosts", "need --simgrid FILE");
+  });
   cmd->footer("Examples:\n  canopy topo dump/current --svg fabric.svg\n"
               "  canopy topo dump/current --simgrid fabric.xml && smpirun -platform fabric.xml -hostfile hosts ...\n"
               "  canopy topo dump/current --simgrid job.xml --simgrid-hosts job.hosts --simgrid-cores 'pack:2 core:8 pu:1'");
