@@ -8,11 +8,13 @@
  * canopy.h do not include this header.
  *
  * Each call picks an algorithm by the selection rules (docs/collectives.md):
- * CANOPY_<COLL>_ALGORITHM, then the tuning file, then the built-in table. They
- * fall back to PMPI_* for inter-communicators, non-contiguous datatypes,
- * messages over 2 GiB, and reductions Canopy does not combine itself
- * (user-defined operations, types other than the C basic types). Not thread-safe: call them from one thread per process
- * (as MPI_THREAD_FUNNELED or SERIALIZED programs do).
+ * CANOPY_<COLL>_ALGORITHM, then the tuning file, then the built-in table.
+ * Derived datatypes are packed and unpacked around Canopy's algorithms. They
+ * fall back to PMPI_* for inter-communicators, messages over 2 GiB, reductions
+ * Canopy does not combine itself (user-defined operations, types other than
+ * the C basic types, derived types) and invalid arguments, which MPI then
+ * reports. Not thread-safe: call them from one thread per process (as
+ * MPI_THREAD_FUNNELED or SERIALIZED programs do).
  */
 #ifndef CANOPY_COLL_H
 #define CANOPY_COLL_H

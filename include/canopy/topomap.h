@@ -28,8 +28,9 @@
  * (then cross-socket bytes) against the current placement; CANOPY_LOG_LEVEL=info
  * shows the decision. See docs/mapping.md.
  *
- * Status codes: CANOPY_ERR_INVALID_ARG (MPI_COMM_NULL, not a distributed-graph
- * communicator, newrank NULL, an unknown map_algorithm), CANOPY_ERR_UNSUPPORTED
+ * Status codes: CANOPY_ERR_INVALID_ARG (MPI not initialized or already
+ * finalized, MPI_COMM_NULL, not a distributed-graph communicator, newrank NULL
+ * on any rank: every rank fails, an unknown map_algorithm), CANOPY_ERR_UNSUPPORTED
  * (an inter-communicator; bipartitioning on a fabric without coordinates is
  * CANOPY_ERR_INVALID_ARG), CANOPY_ERR_NOT_FOUND (a host missing from the
  * fabric), CANOPY_ERR_PARSE / CANOPY_ERR_IO (the fabric cannot be loaded),

@@ -150,14 +150,16 @@ struct Rooted {
   size_t block = 0;
 };
 
-// The call's shape, or nullopt for what goes to PMPI. @p own_buffer is the root's own-side
-// buffer (MPI_IN_PLACE there means in place).
-std::optional<Rooted> rooted(MPI_Comm comm, int root, const void *own_buffer, int all_count, MPI_Datatype all_type,
-                             int own_count, MPI_Datatype own_type) {
+// The call's shape, or nullopt for what goes to PMPI. @p all_buffer holds every rank's block
+// at the root, @p own_buffer a rank's own block; MPI_IN_PLACE is only for the root's own side
+// (in place), and goes to PMPI, which reports it, anywhere else.
+std::optional<Rooted> rooted(MPI_Comm comm, int root, const void *all_buffer, const void *own_buffer, int all_count,
+                             MPI_Datatype all_type, int own_count, MPI_Datatype own_type) {
   Rooted r;
   int rank = 0;
   if (!rank_and_size(comm, rank, r.size) || root < 0 || root >= r.size) return std::nullopt;
   r.at_root = rank == root;
+  if (r.at_root ? all_buffer == MPI_IN_PLACE : own_buffer == MPI_IN_PLACE) return std::nullopt;
   r.in_place = r.at_root && own_buffer == MPI_IN_PLACE;
   bool ok = r.at_root ? matching_block_bytes(all_count, all_type, r.in_place, own_count, own_type, r.size, r.block)
                       : block_bytes(own_count, own_type, r.size, r.block);
@@ -172,10 +174,11 @@ struct Unrooted {
   size_t block = 0;
 };
 
-// The call's shape, or nullopt for what goes to PMPI.
+// The call's shape, or nullopt for what goes to PMPI (MPI_IN_PLACE as recvbuf too, which it reports).
 std::optional<Unrooted> unrooted(MPI_Comm comm, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                                 int recvcount, MPI_Datatype recvtype) {
+                                 const void *recvbuf, int recvcount, MPI_Datatype recvtype) {
   Unrooted b;
+  if (recvbuf == MPI_IN_PLACE) return std::nullopt;
   b.in_place = sendbuf == MPI_IN_PLACE;
   bool ok = rank_and_size(comm, b.rank, b.size) &&
             matching_block_bytes(recvcount, recvtype, b.in_place, sendcount, sendtype, b.size, b.block);
@@ -361,7 +364,7 @@ int bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm, cons
 int allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
               MPI_Datatype recvtype, MPI_Comm comm, const char *algorithm) noexcept {
   auto pmpi = [&] { return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); };
-  std::optional<Unrooted> shape = unrooted(comm, sendbuf, sendcount, sendtype, recvcount, recvtype);
+  std::optional<Unrooted> shape = unrooted(comm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
   if (!shape) return pmpi();
   const Unrooted c = *shape;
   if (c.block == 0) return MPI_SUCCESS;
@@ -388,7 +391,7 @@ int barrier(MPI_Comm comm, const char *algorithm) noexcept {
 int scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
             MPI_Datatype recvtype, int root, MPI_Comm comm, const char *algorithm) noexcept {
   auto pmpi = [&] { return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm); };
-  std::optional<Rooted> shape = rooted(comm, root, recvbuf, sendcount, sendtype, recvcount, recvtype);
+  std::optional<Rooted> shape = rooted(comm, root, sendbuf, recvbuf, sendcount, sendtype, recvcount, recvtype);
   if (!shape) return pmpi();
   const Rooted c = *shape;
   if (c.block == 0) return MPI_SUCCESS;
@@ -410,7 +413,7 @@ int scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *rec
 int gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
            MPI_Datatype recvtype, int root, MPI_Comm comm, const char *algorithm) noexcept {
   auto pmpi = [&] { return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm); };
-  std::optional<Rooted> shape = rooted(comm, root, sendbuf, recvcount, recvtype, sendcount, sendtype);
+  std::optional<Rooted> shape = rooted(comm, root, recvbuf, sendbuf, recvcount, recvtype, sendcount, sendtype);
   if (!shape) return pmpi();
   const Rooted c = *shape;
   if (c.block == 0) return MPI_SUCCESS;
@@ -433,7 +436,7 @@ int gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recv
 int alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
              MPI_Datatype recvtype, MPI_Comm comm, const char *algorithm) noexcept {
   auto pmpi = [&] { return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); };
-  std::optional<Unrooted> shape = unrooted(comm, sendbuf, sendcount, sendtype, recvcount, recvtype);
+  std::optional<Unrooted> shape = unrooted(comm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
   if (!shape) return pmpi();
   const Unrooted c = *shape;
   if (c.block == 0) return MPI_SUCCESS;

@@ -77,9 +77,10 @@ int bound_core() {
   }
 }
 
-LocalPart local_part(MPI_Comm graph) {
+LocalPart local_part(MPI_Comm graph, const std::string &argument_error) {
   LocalPart part;
   part.status = guard([&] {
+    if (!argument_error.empty()) throw Error(CANOPY_ERR_INVALID_ARG, argument_error);
     part.host = host_name();
     if (node_spec() == "live") part.core = bound_core();
     part.adjacency = adjacency_of(graph);
@@ -144,7 +145,9 @@ Decision decide_on_root(const Gathered &g, const std::string &algorithm, int siz
     for (int r = 0; r < size; ++r)
       if (g.status[r] != CANOPY_SUCCESS)
         throw Error(static_cast<canopy_status_t>(g.status[r]),
-                    "rank " + std::to_string(r) + " could not describe its host or neighbours (its log says why)");
+                    "rank " + std::to_string(r) + " could not take part: " +
+                        canopy_status_string(static_cast<canopy_status_t>(g.status[r])) +
+                        " (its log says why: its arguments, host or neighbours)");
     map::CommGraphBuilder builder(size);
     for (int r = 0, at = 0; r < size; ++r)
       for (int e = 0; e < g.degree[r]; ++e, ++at) builder.add(r, g.destinations[at], g.weights[at]);
@@ -180,13 +183,14 @@ Decision failure(canopy_status_t status, std::string message, int size) {
   return d;
 }
 
-Decision decide_collectively(MPI_Comm comm, const std::string &algorithm, int rank, int size) {
+Decision decide_collectively(MPI_Comm comm, const std::string &algorithm, const std::string &argument_error, int rank,
+                             int size) {
   MPI_Comm priv = MPI_COMM_NULL;  // Canopy's messages never meet the application's
   check_mpi(PMPI_Comm_dup(comm, &priv), "MPI_Comm_dup");
   check_mpi(PMPI_Comm_set_errhandler(priv, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
   Decision d;
   try {
-    Gathered g = gather_parts(local_part(comm), rank, size, priv);
+    Gathered g = gather_parts(local_part(comm, argument_error), rank, size, priv);
     if (rank == 0) d = decide_on_root(g, algorithm, size);
     broadcast(d, size, priv);
   } catch (...) {
@@ -266,22 +270,35 @@ void build_renumbered(MPI_Comm comm_old, MPI_Comm graph, const std::vector<int> 
 
 }  // namespace
 
-Decision decide(MPI_Comm comm, const std::string &algorithm) noexcept {
+Decision decide(MPI_Comm comm, const std::string &algorithm, const std::string &argument_error) noexcept {
+  int initialized = 0, finalized = 0;  // both may be asked at any time
+  PMPI_Initialized(&initialized);
+  PMPI_Finalized(&finalized);
+  if (!initialized || finalized)
+    return failure(CANOPY_ERR_INVALID_ARG,
+                   std::string("task mapping: MPI is ") + (finalized ? "finalized" : "not initialized"), 0);
   if (comm == MPI_COMM_NULL) return failure(CANOPY_ERR_INVALID_ARG, "task mapping: MPI_COMM_NULL", 0);
   int inter = 0, topology = MPI_UNDEFINED, rank = 0, size = 0;
   if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS ||
       PMPI_Comm_size(comm, &size) != MPI_SUCCESS || PMPI_Topo_test(comm, &topology) != MPI_SUCCESS)
     return failure(CANOPY_ERR_INVALID_ARG, "task mapping: not a valid communicator", 0);
-  if (inter) return failure(CANOPY_ERR_UNSUPPORTED, "task mapping: an inter-communicator has no graph to map", size);
+  auto local_failure = [&](canopy_status_t status, const char *message) {
+    Decision d = failure(status, message, size);
+    d.rank = rank;
+    return d;
+  };
+  if (inter) return local_failure(CANOPY_ERR_UNSUPPORTED, "task mapping: an inter-communicator has no graph to map");
   if (topology != MPI_DIST_GRAPH)
-    return failure(CANOPY_ERR_INVALID_ARG,
-                   "task mapping: not a distributed-graph communicator (make one with MPI_Dist_graph_create_adjacent)",
-                   size);
+    return local_failure(CANOPY_ERR_INVALID_ARG, "task mapping: not a distributed-graph communicator (make one with "
+                                                 "MPI_Dist_graph_create_adjacent)");
+  Decision d;
   try {
-    return decide_collectively(comm, algorithm, rank, size);
+    d = decide_collectively(comm, algorithm, argument_error, rank, size);
   } catch (const std::exception &e) {  // MPI failed midway: nothing better to agree on
-    return failure(CANOPY_ERR_INTERNAL, std::string("task mapping: ") + e.what(), size);
+    d = failure(CANOPY_ERR_INTERNAL, std::string("task mapping: ") + e.what(), size);
   }
+  d.rank = rank;
+  return d;
 }
 
 bool should_reorder(MPI_Comm comm_old, int reorder) noexcept {

@@ -22,12 +22,15 @@ struct Decision {
   std::string message;        // the error, or the mapping's summary
   std::vector<int> new_rank;  // old rank -> new rank (identity unless mapped)
   bool mapped = false;        // some rank changes
+  int rank = MPI_UNDEFINED;   // the caller's rank in the communicator, where it has one
 };
 
 /** Collective over @p comm, a distributed-graph intra-communicator; @p algorithm
     "" takes map_algorithm. Never throws; the same decision on every rank (an
-    argument error found locally, such as MPI_COMM_NULL, returns at once). */
-Decision decide(MPI_Comm comm, const std::string &algorithm) noexcept;
+    argument error found locally, such as MPI_COMM_NULL or MPI not initialized,
+    returns at once). A non-empty @p argument_error (this rank's caller passed a
+    bad argument) fails the mapping on every rank with CANOPY_ERR_INVALID_ARG. */
+Decision decide(MPI_Comm comm, const std::string &algorithm, const std::string &argument_error = {}) noexcept;
 
 /** True when MPI_Dist_graph_create(_adjacent) on @p comm_old with @p reorder
     should be reordered by Canopy: reorder set, CANOPY_DISABLE off, an

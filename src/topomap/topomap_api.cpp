@@ -8,17 +8,13 @@
 namespace {
 
 canopy_status_t topomap(MPI_Comm comm, int *newrank, const char *algorithm, const char *caller) {
-  canopy::topomap::Decision d = canopy::topomap::decide(comm, algorithm);
-  int rank = MPI_UNDEFINED;
-  if (comm != MPI_COMM_NULL && PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS) rank = MPI_UNDEFINED;
-  if (d.status == CANOPY_SUCCESS && !newrank) {  // found after the collective part, which every rank ran
-    d.status = CANOPY_ERR_INVALID_ARG;
-    d.message = std::string(caller) + ": newrank is NULL";
-  }
-  if (newrank) *newrank = d.status == CANOPY_SUCCESS && rank >= 0 ? d.new_rank[static_cast<size_t>(rank)] : rank;
+  // A NULL newrank fails the mapping on every rank: the others must not take new ranks it never learns.
+  canopy::topomap::Decision d =
+      canopy::topomap::decide(comm, algorithm, newrank ? "" : std::string(caller) + ": newrank is NULL");
+  if (newrank) *newrank = d.status == CANOPY_SUCCESS ? d.new_rank[static_cast<size_t>(d.rank)] : d.rank;
   if (d.status != CANOPY_SUCCESS) {
     canopy::set_last_error(d.message);
-  } else if (rank == 0) {
+  } else if (d.rank == 0) {
     CANOPY_LOG(Info, "%s: %s", caller, d.message.c_str());
   }
   return d.status;

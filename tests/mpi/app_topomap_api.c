@@ -9,7 +9,9 @@
  * with the hosts read from HOSTMAP (one host name per line, world rank order).
  * RB_EXPECTATION: "ok" (map_fabric has coordinates, some rank must move) or "error" (it
  * has none: CANOPY_ERR_INVALID_ARG, everyone keeps its rank). Also: MPI_COMM_WORLD (no
- * graph) and a NULL newrank give CANOPY_ERR_INVALID_ARG. Exit status 1 on any failure. */
+ * graph), a NULL newrank (on every rank, and on rank 1 alone: every rank fails, none takes
+ * a new rank rank 1 never learns) and calls before MPI_Init and after MPI_Finalize (they
+ * aborted the job) give CANOPY_ERR_INVALID_ARG. Exit status 1 on any failure. */
 #include <canopy/topomap.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -93,6 +95,8 @@ static void try_mapping(canopy_status_t (*topomap)(MPI_Comm, int *), MPI_Comm gr
 }
 
 int main(int argc, char **argv) {
+  int early = -1;
+  canopy_status_t before_init = canopy_topomap(MPI_COMM_WORLD, &early);
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -122,9 +126,23 @@ int main(int argc, char **argv) {
   check(status == CANOPY_ERR_INVALID_ARG && newrank == rank, "MPI_COMM_WORLD (no graph): CANOPY_ERR_INVALID_ARG");
   status = canopy_topomap(graph, NULL);
   check(status == CANOPY_ERR_INVALID_ARG, "newrank NULL: CANOPY_ERR_INVALID_ARG");
+  newrank = -1;
+  status = canopy_topomap(graph, rank == 1 % size ? NULL : &newrank);
+  check(status == CANOPY_ERR_INVALID_ARG && (rank == 1 % size || newrank == rank),
+        "newrank NULL on rank 1 alone: CANOPY_ERR_INVALID_ARG on every rank, ranks kept");
+  check(before_init == CANOPY_ERR_INVALID_ARG && early == MPI_UNDEFINED,
+        "before MPI_Init: CANOPY_ERR_INVALID_ARG, newrank MPI_UNDEFINED");
 
   MPI_Comm_free(&graph);
-  if (rank == 0) printf("%d failed\n", failures);
+  int all_failures = failures;  /* check() counts what failed on any rank */
   MPI_Finalize();
-  return failures ? 1 : 0;
+  canopy_status_t after_finalize = canopy_topomap(MPI_COMM_WORLD, &newrank);
+  if (after_finalize != CANOPY_ERR_INVALID_ARG) {
+    printf("FAILED: after MPI_Finalize: %s, not CANOPY_ERR_INVALID_ARG\n", canopy_status_string(after_finalize));
+    ++all_failures;
+  } else if (rank == 0) {
+    printf("ok: after MPI_Finalize: CANOPY_ERR_INVALID_ARG (%s)\n", canopy_last_error());
+  }
+  if (rank == 0) printf("%d failed\n", all_failures);
+  return all_failures ? 1 : 0;
 }
