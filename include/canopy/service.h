@@ -23,12 +23,15 @@ extern "C" {
  * columns in the order of @p hosts; any output may be NULL.
  *
  * @p server NULL or "" means the parameter topo_server (environment
- * CANOPY_TOPO_SERVER); CANOPY_ERR_INVALID_ARG if neither names a server.
+ * CANOPY_TOPO_SERVER); CANOPY_ERR_INVALID_ARG if neither names a server, for
+ * a malformed address, a negative @p n, and a host name the protocol cannot
+ * carry (empty, or with spaces or control characters).
  * Host names are those the service knows: names, node descriptions without
  * spaces, or GUIDs as `0x...`. With @p n = 0 nothing is asked.
  *
- * Statuses: CANOPY_ERR_IO when the service cannot be reached or does not answer
- * in time ("cannot connect to 127.0.0.1:7470: Connection refused"),
+ * Statuses: CANOPY_ERR_IO when the service cannot be reached, does not answer
+ * in time ("cannot connect to 127.0.0.1:7470: Connection refused") or answers
+ * with an error this client does not know,
  * CANOPY_ERR_NOT_FOUND for a host the service does not know, CANOPY_ERR_ROUTE
  * for broken forwarding tables, CANOPY_ERR_PARSE for a malformed answer;
  * canopy_last_error() has the detail. The outputs are written only on success.

@@ -57,8 +57,10 @@ canopy_status_t canopy_topology_num_hosts(canopy_topology_t topo, int *num_hosts
 canopy_status_t canopy_topology_host_name(canopy_topology_t topo, int index, const char **name) {
   return canopy::guard([&] {
     const auto &model = model_of(topo);
-    if (!name || index < 0 || index >= static_cast<int>(model.hosts().size()))
-      throw Error(CANOPY_ERR_INVALID_ARG, "host index out of range");
+    if (!name) throw Error(CANOPY_ERR_INVALID_ARG, "null output");
+    if (index < 0 || index >= static_cast<int>(model.hosts().size()))
+      throw Error(CANOPY_ERR_INVALID_ARG, "host index " + std::to_string(index) + " out of range: the fabric has " +
+                                              std::to_string(model.hosts().size()) + " hosts");
     *name = model.node(model.hosts()[index]).name.c_str();
   });
 }

@@ -3,6 +3,7 @@
 // priority) the default, the JSON object in CANOPY_CONFIG_FILE, and the
 // environment variable CANOPY_<NAME>.
 #pragma once
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@ struct ParamDef {
   ParamType type;
   const char *default_value;
   const char *doc;
+  double min = -HUGE_VAL, max = HUGE_VAL;  // Int and Double: the values allowed
 };
 
 struct ParamValue {
@@ -24,12 +26,15 @@ struct ParamValue {
 
 const std::vector<ParamDef> &param_registry();
 const char *param_type_name(ParamType type);
+/** "2..64" for a numeric parameter with bounds, "" otherwise. */
+std::string param_range(const ParamDef &def);
 std::string param_env_name(const std::string &name);
 
 /** The config file CANOPY_CONFIG_FILE names, "" for none; read and checked (Error(PARSE), Error(IO)). */
 std::string param_config_file();
 
-/** Current value and its source; throws Error(NOT_FOUND) or Error(INVALID_ARG) on a bad value. */
+/** Current value and its source; throws Error(NOT_FOUND) or Error(INVALID_ARG) on a bad value
+    (the wrong type, not finite, or outside the parameter's range). */
 ParamValue param_lookup(const std::string &name);
 
 std::string param_string(const std::string &name);

@@ -202,7 +202,7 @@ TEST(CollConfig, ParametersAreCheckedWhenResolved) {
   EXPECT_EQ(config_error(), "no error");
   {
     EnvGuard env("CANOPY_COLL_BCAST_KNOMIAL_RADIX", "1");
-    EXPECT_NE(config_error().find("CANOPY_COLL_BCAST_KNOMIAL_RADIX must be 2..64"), std::string::npos) << config_error();
+    EXPECT_NE(config_error().find("CANOPY_COLL_BCAST_KNOMIAL_RADIX: coll_bcast_knomial_radix must be 2..64"), std::string::npos) << config_error();
   }
   {
     EnvGuard env("CANOPY_COLL_SHM_MODE", "fast");
@@ -319,5 +319,5 @@ TEST(CollConfig, MultiLeaderParameters) {
     EXPECT_NE(config_error().find("CANOPY_COLL_ALLGATHER_INTRA_ALGORITHM: 'bruck'"), std::string::npos) << config_error();
   }
   EnvGuard env("CANOPY_COLL_LEADERS_PER_NODE", "-1");
-  EXPECT_NE(config_error().find("CANOPY_COLL_LEADERS_PER_NODE must be 0.."), std::string::npos) << config_error();
+  EXPECT_NE(config_error().find("CANOPY_COLL_LEADERS_PER_NODE: coll_leaders_per_node must be 0.."), std::string::npos) << config_error();
 }

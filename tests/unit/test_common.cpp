@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <tuple>
 
 #include "canopy/config.h"
 #include "common/error.h"
@@ -70,6 +71,32 @@ TEST(Params, ConfigFileSyntaxErrorsNameTheLine) {
     EXPECT_NE(std::string(canopy_last_error()).find(path + where), std::string::npos) << canopy_last_error();
   }
   unsetenv("CANOPY_CONFIG_FILE");
+}
+
+// Every number has a range, its default inside; a value outside, or not finite, is an
+// error naming where it came from (a negative delay size and a NaN latency gave
+// meaningless matrices before).
+TEST(Params, NumbersOutsideTheirRangeAreErrors) {
+  for (const ParamDef &def : param_registry()) {
+    if (def.type != ParamType::Int && def.type != ParamType::Double) continue;
+    EXPECT_NE(param_range(def), "") << def.name << " has no range";
+    double value = std::strtod(def.default_value, nullptr);
+    EXPECT_TRUE(value >= def.min && value <= def.max) << def.name << "'s default is outside " << param_range(def);
+  }
+  unsetenv("CANOPY_CONFIG_FILE");
+  for (auto [env, text, says] :
+       {std::tuple{"CANOPY_TOPO_DELAY_BYTES", "-5", "environment CANOPY_TOPO_DELAY_BYTES: topo_delay_bytes must be "
+                                                   "0..1099511627776, not -5"},
+        std::tuple{"CANOPY_TOPO_HOP_LATENCY_US", "nan", "'nan' is not a valid double for topo_hop_latency_us"},
+        std::tuple{"CANOPY_TOPO_HOP_LATENCY_US", "-1", "topo_hop_latency_us must be 0..1000000000, not -1"},
+        std::tuple{"CANOPY_SERVICE_CLIENT_TIMEOUT_S", "0", "service_client_timeout_s must be 0.001..1000000, not 0"}}) {
+    setenv(env, text, 1);
+    std::string name = std::string(env).substr(7);
+    for (char &c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    EXPECT_EQ(guard([&] { param_lookup(name); }), CANOPY_ERR_INVALID_ARG) << env << "=" << text;
+    EXPECT_NE(std::string(canopy_last_error()).find(says), std::string::npos) << canopy_last_error();
+    unsetenv(env);
+  }
 }
 
 TEST(Params, CApiAndUnknownNames) {

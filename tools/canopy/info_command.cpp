@@ -66,13 +66,18 @@ int run_info(const InfoOptions &o) {
   nlohmann::json all = nlohmann::json::array();
   for (const ParamDef &def : param_registry()) {
     ParamValue value = param_lookup(def.name);
+    std::string range = param_range(def);
     if (o.json) {
+      bool bounded = !range.empty();
       all.push_back({{"name", def.name}, {"type", param_type_name(def.type)}, {"value", value.text},
                      {"default", def.default_value}, {"source", value.source},
-                     {"environment", param_env_name(def.name)}, {"doc", def.doc}});
+                     {"environment", param_env_name(def.name)}, {"doc", def.doc},
+                     {"min", bounded ? nlohmann::json(def.min) : nlohmann::json()},
+                     {"max", bounded ? nlohmann::json(def.max) : nlohmann::json()}});
     } else {
-      std::printf("%-24s = %-10s (%s)\n    %s [%s, env %s]\n", def.name, value.text.c_str(), value.source.c_str(),
-                  def.doc, param_type_name(def.type), param_env_name(def.name).c_str());
+      std::printf("%-24s = %-10s (%s)\n    %s [%s%s%s, env %s]\n", def.name, value.text.c_str(), value.source.c_str(),
+                  def.doc, param_type_name(def.type), range.empty() ? "" : " ", range.c_str(),
+                  param_env_name(def.name).c_str());
     }
   }
   if (o.json) print_json(all);

@@ -8,14 +8,6 @@
 namespace canopy::coll {
 namespace {
 
-long long int_in(const char *param, long long min, long long max) {
-  long long v = param_int(param);
-  if (v < min || v > max)
-    throw Error(CANOPY_ERR_INVALID_ARG, param_env_name(param) + " must be " + std::to_string(min) + ".." +
-                                            std::to_string(max) + ", not " + std::to_string(v));
-  return v;
-}
-
 ShmBcastMode parse_shm_mode(const std::string &mode) {
   if (mode == "one_stage") return ShmBcastMode::OneStage;
   if (mode == "pipelined") return ShmBcastMode::Pipelined;
@@ -55,24 +47,24 @@ CollConfig CollConfig::from_params() {
 
   c.hostmap = param_string("hostmap");
   c.node_layout = param_string("coll_node_layout");
-  c.leaders_per_node = static_cast<int>(int_in("coll_leaders_per_node", 0, 1 << 16));
+  c.leaders_per_node = static_cast<int>(param_int("coll_leaders_per_node"));
 
   c.shm_mode = parse_shm_mode(param_string("coll_shm_mode"));
-  c.shm_buffer_bytes = static_cast<size_t>(int_in("coll_shm_buffer_bytes", 64, 1 << 30));
-  c.shm_buffers = static_cast<int>(int_in("coll_shm_buffers", 1, 4096));
+  c.shm_buffer_bytes = static_cast<size_t>(param_int("coll_shm_buffer_bytes"));
+  c.shm_buffers = static_cast<int>(param_int("coll_shm_buffers"));
   if (c.shm_buffer_bytes * static_cast<size_t>(c.shm_buffers) > (size_t{1} << 31))
     throw Error(CANOPY_ERR_INVALID_ARG, "coll_shm_buffer_bytes * coll_shm_buffers must be at most 2 GiB");
-  c.shm_spins = static_cast<int>(int_in("coll_shm_spins", 0, 1 << 30));
-  c.shm_cell_bytes = static_cast<size_t>(int_in("coll_shm_cell_bytes", 0, 1 << 16));
+  c.shm_spins = static_cast<int>(param_int("coll_shm_spins"));
+  c.shm_cell_bytes = static_cast<size_t>(param_int("coll_shm_cell_bytes"));
 
-  c.bcast_knomial_radix = static_cast<int>(int_in("coll_bcast_knomial_radix", 2, 64));
-  c.bcast_chain_segment_bytes = static_cast<size_t>(int_in("coll_bcast_chain_segment_bytes", 1, 1LL << 31));
+  c.bcast_knomial_radix = static_cast<int>(param_int("coll_bcast_knomial_radix"));
+  c.bcast_chain_segment_bytes = static_cast<size_t>(param_int("coll_bcast_chain_segment_bytes"));
   c.bcast_inter_algorithm = param_string("coll_bcast_inter_algorithm");
   c.bcast_intra_algorithm = param_string("coll_bcast_intra_algorithm");
   c.allgather_inter_algorithm = param_string("coll_allgather_inter_algorithm");
   c.reduce_inter_algorithm = param_string("coll_reduce_inter_algorithm");
   c.allreduce_inter_algorithm = param_string("coll_allreduce_inter_algorithm");
-  c.reduce_segment_bytes = static_cast<size_t>(int_in("coll_reduce_segment_bytes", 1, 1LL << 31));
+  c.reduce_segment_bytes = static_cast<size_t>(param_int("coll_reduce_segment_bytes"));
   c.allgather_intra = parse_group_aggregation(param_string("coll_allgather_intra_algorithm"));
   return c;
 }
