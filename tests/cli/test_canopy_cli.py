@@ -162,6 +162,16 @@ def test_svg():
         r = canopy("topo", DUMP, "--svg", bad)
         check("svg into a missing directory fails cleanly", r.returncode == 1 and "fabric.svg" in r.stderr, r.stderr)
         check("no half-written svg left", sorted(os.listdir(d)) == ["fabric.svg"], os.listdir(d))
+        # Over 256 hosts: one box per leaf, and dot told to spend only a few rounds on the layout.
+        conf = os.path.join(d, "large.conf")
+        with open(conf, "w") as f:
+            f.write("".join(f"SwitchName=leaf{i} Nodes=n{i}x[1-16]\n" for i in range(20)))
+            f.write("SwitchName=spine Switches=leaf[0-19]\n")
+        r = canopy("topo", "slurm:" + conf, "--dot")
+        check("a 320-host drawing: a box per leaf, a quick layout",
+              r.stdout.count("16 hosts</TD>") == 20 and "nslimit=" in r.stdout, r.stdout[:300])
+        r = canopy("topo", "slurm:" + conf, "--svg", svg)
+        check("a 320-host drawing renders", r.returncode == 0 and "<svg" in open(svg).read(), r.stderr)
 
 
 def test_simgrid():
