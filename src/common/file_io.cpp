@@ -159,11 +159,9 @@ std::string read_file(const std::string &path) {
 }
 
 void write_via_temporary(const std::string &path, const std::function<void(const std::string &)> &write) {
-  OutputTarget target = OutputTarget::of(path);
-  Temporary tmp(target.temporary());
-  write(tmp.path());
-  target.install(tmp.path());
-  tmp.gone();
+  StagedFiles staged;  // one file staged alone
+  staged.add(path, write);
+  staged.commit();
 }
 
 void write_file_atomic(const std::string &path, const std::string &content) {

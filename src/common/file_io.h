@@ -52,8 +52,8 @@ class Temporary {
 void remove_temporaries_on_signals();
 
 /** For an output another program writes (gnuplot, Graphviz): calls @p write with a temporary
-    path and, when it returns, puts the complete file at @p path (OutputTarget); an error on
-    the way leaves nothing. */
+    path and, when it returns, puts the complete file at @p path (OutputTarget): StagedFiles
+    with one file. An error on the way leaves nothing. */
 void write_via_temporary(const std::string &path, const std::function<void(const std::string &temporary)> &write);
 
 /** Replaces @p path with @p content atomically; throws Error(IO) on failure. */

@@ -43,6 +43,8 @@ class HubBytes {
   int hub(int v) const { return hub_of_[static_cast<size_t>(v)]; }
   /** Bytes of @p hub's edges to the vertices on @p host. */
   double bytes(int hub, int host) const { return bytes_[entry(hub, host)]; }
+  /** Where (@p hub, @p host) sits in a table of count() x hosts entries, as this one's. */
+  size_t entry(int hub, int host) const { return static_cast<size_t>(hub) * hosts_ + static_cast<size_t>(host); }
   /** Vertex @p v went from host @p from to host @p to: its hubs' bytes follow;
       @p each(hub, bytes) is called for each hub partner with the edge's bytes. */
   template <class Each>
@@ -59,7 +61,6 @@ class HubBytes {
   }
 
  private:
-  size_t entry(int hub, int host) const { return static_cast<size_t>(hub) * hosts_ + static_cast<size_t>(host); }
   const CommGraph &graph_;
   size_t hosts_;
   std::vector<int> hub_of_;

@@ -236,15 +236,11 @@ class Refiner {
 
   int hub_of(int v) const { return hubs_ ? hubs_->hub(v) : -1; }
 
-  size_t hub_entry(int hub, int host) const {
-    return static_cast<size_t>(hub) * static_cast<size_t>(m_.num_hosts()) + static_cast<size_t>(host);
-  }
-
   // A hub's cost on `host` (HubBytes): computed from its bytes to each host when
   // first asked, then kept current by partner_moved, so that costing a hub takes
   // constant time and not a pass over all its edges.
   double hub_cost(int hub, int host) {
-    double &known = hub_cost_[hub_entry(hub, host)];
+    double &known = hub_cost_[hubs_->entry(hub, host)];
     if (std::isnan(known)) {
       known = 0;
       HopTable::From links = m_.hop_table().from(host);
@@ -259,7 +255,7 @@ class Refiner {
   void partner_moved(int x, int from, int to) {
     if (!hubs_ || hubs_->empty()) return;
     hubs_->moved(x, from, to, [&](int hub, double bytes) {
-      for (int y = 0; y < m_.num_hosts(); ++y) hub_cost_[hub_entry(hub, y)] += bytes * (m_.hops(y, to) - m_.hops(y, from));
+      for (int y = 0; y < m_.num_hosts(); ++y) hub_cost_[hubs_->entry(hub, y)] += bytes * (m_.hops(y, to) - m_.hops(y, from));
     });
   }
 
