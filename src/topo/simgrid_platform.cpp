@@ -148,18 +148,30 @@ void validate_node_model(const SimgridNodeModel &m) {
       throw Error(CANOPY_ERR_INVALID_ARG, "SimGrid node model: latencies must be finite and >= 0 us");
 }
 
-void validate(const Topology &topo, const SimgridOptions &o) {
+void validate(const SimgridOptions &o) {
   if (!(o.link_latency_us >= 0) || !std::isfinite(o.link_latency_us))
     throw Error(CANOPY_ERR_INVALID_ARG, "SimGrid link latency must be finite and >= 0 us");
   if (!(o.host_speed_gflops > 0) || !std::isfinite(o.host_speed_gflops))
     throw Error(CANOPY_ERR_INVALID_ARG, "SimGrid host speed must be finite and > 0 Gflop/s");
   if (o.host_cores < 1) throw Error(CANOPY_ERR_INVALID_ARG, "SimGrid host cores must be >= 1");
   if (o.node) validate_node_model(*o.node);
-  for (const Link &link : topo.links())
-    if (!(link.rate.gbps > 0) || !std::isfinite(link.rate.gbps))
+}
+
+// The cables the platform describes: every one, or for an allocation the ones
+// its routes cross, so that a job's platform grows with the job, not the fabric.
+// Each keeps its id l<i> from the whole fabric. A cable without a known rate is
+// an error only where it is exported.
+std::vector<char> exported_links(const Topology &topo, const SimgridOptions &o, const RouteTable &routes) {
+  std::vector<char> keep(topo.links().size(), o.hosts.empty());
+  for (LinkUse use : routes.uses) keep[static_cast<size_t>(use >> 1)] = 1;
+  for (size_t i = 0; i < keep.size(); ++i) {
+    const Link &link = topo.links()[i];
+    if (keep[i] && !(link.rate.gbps > 0 && std::isfinite(link.rate.gbps)))
       throw Error(CANOPY_ERR_INVALID_ARG, "link " + topo.node(link.node_a).name + ":" + std::to_string(link.port_a) +
                                               " - " + topo.node(link.node_b).name + ":" +
                                               std::to_string(link.port_b) + " has no known rate");
+  }
+  return keep;
 }
 
 // The hosts to export: the allocation given (each a cabled host, once), or
@@ -190,15 +202,19 @@ std::vector<int> exported_hosts(const Topology &topo, const SimgridOptions &o, S
   return hosts;
 }
 
-// Switch names are descriptions and need not be unique; a name shared with any
-// other node gets the GUID appended.
-std::vector<std::string> router_ids(const Topology &topo) {
+// The switches at either end of an exported cable. Switch names are descriptions
+// and need not be unique; a name shared with any other node of the fabric gets
+// the GUID appended.
+std::vector<std::string> router_ids(const Topology &topo, const std::vector<char> &links) {
+  std::vector<char> touched(topo.nodes().size(), 0);
+  for (size_t i = 0; i < links.size(); ++i)
+    if (links[i]) touched[static_cast<size_t>(topo.links()[i].node_a)] = touched[static_cast<size_t>(topo.links()[i].node_b)] = 1;
   std::unordered_map<std::string, int> uses;
   for (const Node &n : topo.nodes()) ++uses[n.name];
   std::vector<std::string> ids;
   for (int s : topo.switches()) {
     const Node &n = topo.node(s);
-    ids.push_back(uses[n.name] == 1 ? n.name : n.name + "@" + guid_string(n.guid));
+    if (touched[static_cast<size_t>(s)]) ids.push_back(uses[n.name] == 1 ? n.name : n.name + "@" + guid_string(n.guid));
   }
   return ids;
 }
@@ -216,9 +232,11 @@ std::string link_element(const std::string &id, double gbps, double latency_us, 
   return xml + "><prop id=\"ends\" value=\"" + xml_escaped(ends) + "\"/></link>\n";
 }
 
-std::string fabric_links(const Topology &topo, const SimgridOptions &o) {
-  std::string xml;
+void append_fabric_links(XmlOut &xml, const Topology &topo, const SimgridOptions &o, const std::vector<char> &links,
+                         SimgridPlatformStats &st) {
   for (size_t i = 0; i < topo.links().size(); ++i) {
+    if (!links[i]) continue;
+    ++st.links;
     const Link &link = topo.links()[i];
     // UP = from the a end to the b end, as the "ends" property lists them.
     xml += "  " + link_element("l" + std::to_string(i), link.rate.gbps, o.link_latency_us, true,
@@ -226,7 +244,6 @@ std::string fabric_links(const Topology &topo, const SimgridOptions &o) {
                                    topo.node(link.node_b).name + ":" + std::to_string(link.port_b) + " " +
                                    rate_string(link.rate));
   }
-  return xml;
 }
 
 // Every ordered pair of exported hosts, one element per route or per mirrored
@@ -250,17 +267,18 @@ void append_routes(XmlOut &out, const RouteTable &routes, Head head_of, const Si
 }
 
 void flat_zone(XmlOut &xml, const Topology &topo, const SimgridOptions &o, const std::vector<int> &hosts,
-               const RouteTable &routes, SimgridPlatformStats &st) {
+               const RouteTable &routes, const std::vector<char> &links, SimgridPlatformStats &st) {
   std::vector<std::string> ids;
   for (int h : hosts) {
     ids.push_back(xml_escaped(simgrid_host_id(topo, h)));
     xml += "  " + host_element(ids.back(), o, o.host_cores);
   }
-  for (const std::string &id : router_ids(topo)) xml += "  <router id=\"" + xml_escaped(id) + "\"/>\n";
-  xml += fabric_links(topo, o);
+  std::vector<std::string> routers = router_ids(topo, links);
+  for (const std::string &id : routers) xml += "  <router id=\"" + xml_escaped(id) + "\"/>\n";
+  append_fabric_links(xml, topo, o, links, st);
   append_routes(xml, routes, [&](size_t i, size_t j) { return "route src=\"" + ids[i] + "\" dst=\"" + ids[j] + "\""; },
                 o, st);
-  st.routers = topo.switches().size();
+  st.routers = routers.size();
   st.hosts = hosts.size();
 }
 
@@ -336,7 +354,7 @@ class NodeZone {
 // (SimGrid's DTD): node zones, then the fabric's cables, then the zoneRoutes
 // between node gateways. The switches are named in the cables' "ends".
 void nested_zones(XmlOut &xml, const Topology &topo, const SimgridOptions &o, const std::vector<int> &hosts,
-                  const RouteTable &routes, SimgridPlatformStats &st) {
+                  const RouteTable &routes, const std::vector<char> &links, SimgridPlatformStats &st) {
   xml += "  <prop id=\"canopy_node\" value=\"" + xml_escaped(o.node->spec) + "\"/>\n";
   std::vector<std::string> ids, nics;
   for (int h : hosts) {
@@ -345,7 +363,7 @@ void nested_zones(XmlOut &xml, const Topology &topo, const SimgridOptions &o, co
     xml += zone.xml(o);
     nics.push_back(zone.nic());
   }
-  xml += fabric_links(topo, o);
+  append_fabric_links(xml, topo, o, links, st);
   append_routes(xml, routes,
                 [&](size_t i, size_t j) {
                   return "zoneRoute src=\"" + ids[i] + "\" dst=\"" + ids[j] + "\" gw_src=\"" + nics[i] +
@@ -357,11 +375,12 @@ void nested_zones(XmlOut &xml, const Topology &topo, const SimgridOptions &o, co
 
 // The whole platform into @p xml.
 SimgridPlatformStats write_platform(const Topology &topo, const SimgridOptions &options, XmlOut &xml) {
-  validate(topo, options);
+  validate(options);
   SimgridPlatformStats st;
   std::vector<int> hosts = exported_hosts(topo, options, st);
   report(options.progress, "routes between the " + std::to_string(hosts.size()) + " hosts");
   RouteTable routes = all_routes(topo, hosts, PortLinks(topo));
+  std::vector<char> links = exported_links(topo, options, routes);
 
   // Provenance as zone properties, not a comment: a path may hold "--", which
   // no XML comment may contain.
@@ -370,12 +389,11 @@ SimgridPlatformStats write_platform(const Topology &topo, const SimgridOptions &
          "  <prop id=\"canopy_source\" value=\"" + xml_escaped(topo.source()) + "\"/>\n"
          "  <prop id=\"canopy_routes\" value=\"" + route_method_name(route_method(topo)) + "\"/>\n";
   if (options.node)
-    nested_zones(xml, topo, options, hosts, routes, st);
+    nested_zones(xml, topo, options, hosts, routes, links, st);
   else
-    flat_zone(xml, topo, options, hosts, routes, st);
+    flat_zone(xml, topo, options, hosts, routes, links, st);
   xml += "</zone>\n</platform>\n";
   st.nodes = hosts.size();
-  st.links = topo.links().size();
   return st;
 }
 

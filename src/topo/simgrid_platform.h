@@ -3,7 +3,8 @@
 // every cable as a SPLITDUPLEX link at its data rate (each direction its own
 // resource), and one explicit route per ordered host pair that follows exactly
 // the route Canopy finds (forwarding tables hop by hop when loaded, dimension
-// order on tori, shortest paths otherwise). See docs/simgrid.md.
+// order on tori, shortest paths otherwise). An allocation's platform holds only
+// the cables its routes cross and the switches at their ends. See docs/simgrid.md.
 //
 // With a node model the inside of each node is modelled too: one SimGrid host
 // per core in a zone per node (core links, a shared link per socket, links
@@ -37,13 +38,15 @@ struct SimgridOptions {
   double link_latency_us = 0.1;  // latency of every link (per hop), microseconds
   double host_speed_gflops = 1;  // per core; SMPI scales computation by it
   int host_cores = 1;            // flat platform only: cores per SimGrid host
-  std::vector<int> hosts;        // topology nodes to export (an allocation); empty: every cabled host
+  std::vector<int> hosts;        // topology nodes to export (an allocation, with only the cables its
+                                 // routes cross); empty: every cabled host and every cable
   std::optional<SimgridNodeModel> node;  // set: one SimGrid host per core, nested zones
   ProgressFn progress{};                 // told the stages of a long export (routes, every tenth of the hosts)
 };
 
 struct SimgridPlatformStats {
-  size_t hosts = 0, routers = 0, links = 0;  // hosts: SimGrid hosts (cores with a node model)
+  size_t hosts = 0;             // SimGrid hosts (cores with a node model)
+  size_t routers = 0, links = 0;  // fabric switches and cables exported (no routers with a node model)
   size_t nodes = 0;             // fabric hosts exported (= hosts on a flat platform)
   size_t routes = 0;            // <route> (flat) or <zoneRoute> (per-core) elements between nodes
   size_t symmetric_routes = 0;  // of them, those that also describe the reverse direction

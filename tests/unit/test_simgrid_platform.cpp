@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 #include <regex>
+#include <set>
 
 #include "common/error.h"
 #include "common/file_io.h"
@@ -240,6 +241,45 @@ TEST(SimgridPlatform, BadOptionsAndUnknownRates) {
   } catch (const Error &e) {
     EXPECT_NE(std::string(e.what()).find("no known rate"), std::string::npos) << e.what();
   }
+}
+
+// A job's platform holds the cables its routes cross, under their fabric ids, and
+// the switches at their ends: on a large fabric it tracks the job, not the fabric.
+TEST(SimgridPlatform, AllocationHoldsOnlyTheCablesItsRoutesCross) {
+  TwoLevelFatTree f;
+  f.route_all_through_spine_b();
+  SimgridOptions o;
+  o.hosts = {f.h3, f.h1};
+  SimgridPlatformStats st;
+  Platform p = parse(simgrid_platform_xml(f.topo, o, &st));
+  std::set<std::string> crossed;
+  for (auto [a, b] : {std::pair{f.h1, f.h3}, std::pair{f.h3, f.h1}}) {
+    Hops route = expected(f.topo, a, b);
+    EXPECT_EQ(p.routes.at({f.topo.node(a).name, f.topo.node(b).name}), route);
+    for (const auto &hop : route) crossed.insert(hop.first);
+  }
+  EXPECT_EQ(crossed.size(), 4u);  // h1-leaf1, leaf1-spineB, spineB-leaf2, leaf2-h3
+  std::set<std::string> links;
+  for (const auto &link : p.links) links.insert(link.first);
+  EXPECT_EQ(links, crossed);
+  EXPECT_EQ(p.routers, (std::vector<std::string>{"leaf1", "leaf2", "spineB"}));
+  EXPECT_EQ(st.links, 4u);
+  EXPECT_EQ(st.routers, 3u);
+  // Two hosts on one leaf: their own cables and the leaf.
+  o.hosts = {f.h1, f.h2};
+  p = parse(simgrid_platform_xml(f.topo, o, &st));
+  EXPECT_EQ(p.links.size(), 2u);
+  EXPECT_EQ(p.routers, std::vector<std::string>{"leaf1"});
+  // A cable without a known rate fails only the platforms that export it.
+  test::FabricBuilder b;
+  int sw = b.add_switch("sw");
+  int known = b.add_host("a", sw, 1), other = b.add_host("b", sw, 2);
+  int unknown = b.add_host("c", sw, 3, plain_rate(0));
+  b.topo.finalize();
+  o.hosts = {known, other};
+  EXPECT_EQ(parse(simgrid_platform_xml(b.topo, o)).links.size(), 2u);
+  o.hosts = {known, unknown};
+  EXPECT_THROW(simgrid_platform_xml(b.topo, o), Error);
 }
 
 namespace {

@@ -159,7 +159,8 @@ CommandRunner add_topo_command(CLI::App &app) {
                   "and NIC linked as the simgrid_* parameters say; SPEC: 'live', an hwloc XML file or a "
                   "synthetic string like 'pack:2 core:8 pu:1'");
   cmd->add_option("--simgrid-hosts", o->simgrid_hosts,
-                  "Export only these hosts (a job's allocation, one per line) with their real routes");
+                  "Export only these hosts (a job's allocation, one per line) with their real routes and the "
+                  "cables and switches those cross");
   cmd->add_option("--host-speed", o->simgrid_options.host_speed_gflops,
                   "SimGrid host speed per core, Gflop/s")->capture_default_str();
   cmd->add_option("--host-cores", o->simgrid_options.host_cores, "SimGrid cores per host (flat platform)")->capture_default_str();
