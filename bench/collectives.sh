@@ -16,10 +16,18 @@
 #   methodology (cache purge, barrier, maximum over ranks) instead of OSU's; PLOT=1 adds SVGs;
 #   BIND=hwthread binds each rank to a hardware thread where the cores are fewer than the ranks
 #   (default: core). Canopy's parameters pass as usual (CANOPY_COLL_LEADERS_PER_NODE=4 ...).
+#   Defaults: build, /tmp/canopy-bench/collectives, 2. Each table, OUT/COLLECTIVE-METHOD.txt,
+#   appears when its run has completed (a failed run leaves the previous one).
 set -euo pipefail
+. "$(dirname "$0")/positional_args.sh"
+die() { echo "collectives.sh: error: $*" >&2; exit 1; }
 build=${1:-build}
 out=${2:-/tmp/canopy-bench/collectives}
 ranks=${3:-2}
+[ -x "$build/bin/canopy-bench" ] || die "$build/bin/canopy-bench not built (cmake --build $build --target canopy_bench_tool)"
+command -v mpirun > /dev/null || die "no mpirun on the PATH"
+[[ "$ranks" =~ ^[1-9][0-9]*$ ]] || die "RANKS takes a positive integer (got '$ranks')"
+[[ "${WAIT_S:-600}" =~ ^[0-9]+$ ]] || die "WAIT_S takes a whole number of seconds (got '$WAIT_S')"
 load_max=${LOAD_MAX:-1.0}
 wait_s=${WAIT_S:-600}
 method=${METHOD:-osu}
@@ -45,6 +53,8 @@ declare -A algorithms=(
 load() { cut -d' ' -f1 /proc/loadavg; }
 wait_quiet() {
   [ ${#priority[@]} -gt 0 ] && return 0
+  awk -v l="$(load)" -v m="$load_max" 'BEGIN { exit !(l < m) }' ||
+    echo "waiting for the 1-minute load average ($(load)) to fall below $load_max (up to ${wait_s}s)" >&2
   for _ in $(seq "$wait_s"); do
     awk -v l="$(load)" -v m="$load_max" 'BEGIN { exit !(l < m) }' && return 0
     sleep 1
@@ -61,8 +71,11 @@ for coll in ${COLLECTIVES:-bcast allgather barrier scatter gather alltoall reduc
   plot=()
   [ "${PLOT:-0}" = 1 ] && [ "$coll" != barrier ] && plot=(--plot "$out/$coll-$method.svg")
   wait_quiet
+  table=$out/$coll-$method.txt
+  trap 'rm -f "$table.tmp"' EXIT
   { echo "# $(date -u +%FT%TZ), load average before: $(load), priority: ${priority[*]:-normal}"
     echo "# mpirun ${flags[*]} ${priority[*]} canopy-bench $coll --compare ${algorithms[$coll]} ${sizes[*]} -z --method $method"
     mpirun "${flags[@]}" "${priority[@]}" "$build/bin/canopy-bench" "$coll" --compare "${algorithms[$coll]}" \
-      "${sizes[@]}" -z --method "$method" "${plot[@]}"; } | tee "$out/$coll-$method.txt"
+      "${sizes[@]}" -z --method "$method" "${plot[@]}"; } | tee "$table.tmp"
+  mv "$table.tmp" "$table"
 done

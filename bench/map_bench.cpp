@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -265,6 +266,8 @@ class Relaxation {
 
 int run(const Options &o) {
   std::vector<int> seeds = mapping_seeds(o);
+  std::ofstream out(o.out, std::ios::app);  // before the work: an unwritable --out fails first
+  if (!out) throw std::runtime_error("cannot open " + o.out + ": " + std::strerror(errno));
   auto start = Clock::now();
   map::CommGraph graph = map::load_comm_graph(o.graph, {o.parts, o.seed});
   double graph_seconds = seconds_since(start);
@@ -278,7 +281,6 @@ int run(const Options &o) {
                static_cast<long long>(problem.graph.num_edges()), problem.machine.num_hosts(), graph_seconds,
                machine_seconds, static_cast<double>(hop_table_bytes) / (1 << 20));
   Relaxation relaxation(problem.machine);
-  std::ofstream out(o.out, std::ios::app);
   json instance = {{"instance", o.instance},
                    {"machine", o.machine},
                    {"processes", problem.graph.num_vertices()},
@@ -322,7 +324,9 @@ int run(const Options &o) {
   json summary = relaxation.summary(problem);
   summary.update(instance);
   out << summary.dump() << "\n";
-  return out ? 0 : 1;
+  out.flush();
+  if (!out) throw std::runtime_error("cannot write " + o.out);
+  return 0;
 }
 
 }  // namespace
@@ -334,7 +338,8 @@ int main(int argc, char **argv) {
   app.add_option("--parts", o.parts, "MatrixMarket input: processes to split the rows into");
   app.add_option("--fabric", o.fabric, "Topology source")->required();
   app.add_option("--hosts", o.hosts, "Host file, allocation order")->required();
-  app.add_option("--ppn", o.ppn, "Slots per host (as canopy map --ppn); without it, each line of --hosts gives its own");
+  app.add_option("--ppn", o.ppn, "Slots per host (as canopy map --ppn); without it, each line of --hosts gives its own")
+      ->check(CLI::Range(0, 1 << 20));
   app.add_option("--node-topology", o.node, "Inside of a node (intra-node mapping), e.g. 'pack:2 core:8 pu:1'");
   app.add_option("--algorithms", o.algorithms, "Comma-separated algorithm names")->capture_default_str();
   app.add_option("--seed", o.seed, "METIS seed of the graph's partition (MatrixMarket), and the mapping seed without --seeds")

@@ -78,6 +78,26 @@ if [[ ",$ALGORITHMS," == *,scotch,* && "$("$BUILD/bin/canopy" map --help)" != *s
   ALGORITHMS="$(without scotch "$ALGORITHMS")"
 fi
 PPN=16  # slots per host on average
+# Every option checked before anything is written: a mistyped one must not empty the last run's results.
+[[ "$SIZES" =~ ^[0-9]+(,[0-9]+)*$ ]] || die "--sizes takes comma-separated multiples of $PPN (got '$SIZES')"
+for p in ${SIZES//,/ }; do
+  [[ "$p" =~ ^0*[1-9][0-9]{0,8}$ && $((10#$p % PPN)) -eq 0 ]] || die "size $p is not a positive multiple of $PPN"
+done
+# Each name of LIST (option $1) must be one of KNOWN.
+check_list() {
+  local item
+  for item in ${2//,/ }; do
+    [[ ",$3," == *",$item,"* ]] || die "$1: unknown name '$item' (known: $3)"
+  done
+  [ -n "${2//,/}" ] || die "$1 needs at least one name"
+}
+check_list --instances "$INSTANCES" stencil7,stencil27,mesh,amr,random
+check_list --machines "$MACHINES" fattree,torus,fattree-uneven
+check_list --algorithms "$ALGORITHMS" identity,block,greedy,greedy-refined,rt,rb,scotch
+[[ "$SEEDS" =~ ^[0-9]+(,[0-9]+)*$ ]] || die "--seeds takes comma-separated non-negative integers (got '$SEEDS')"
+[[ -z "$ANALYTIC" || "$ANALYTIC" =~ ^[0-9]+$ ]] || die "--analytic-placement takes a non-negative integer (got '$ANALYTIC')"
+[[ "$ANNEAL_MOVES" =~ ^[0-9]+$ ]] || die "--anneal-moves takes a non-negative integer (got '$ANNEAL_MOVES')"
+[[ "$ANNEAL_PROCESSES" =~ ^[0-9]+$ ]] || die "--anneal-processes takes a non-negative integer (got '$ANNEAL_PROCESSES')"
 mkdir -p "$OUT/inputs"
 RESULTS="$OUT/results.jsonl"
 : > "$RESULTS"
@@ -91,14 +111,14 @@ best=min((x-n//(x*y),(x,y,n//(x*y))) for x in divisors for y in divisors if y<=x
 print('x'.join(map(str,best[1])))"
 }
 
-# The communication graph of an instance (generated once); prints its spec and --parts.
+# The communication graph of an instance (generated once, complete or not at all); prints its spec and --parts.
 make_graph() {
   local kind=$1 p=$2 file
   case "$kind" in
     stencil7|stencil27)
       file="$IN/$kind-$p.graph"
-      [ -s "$file" ] || python3 "$ROOT/scripts/gen_comm_graph.py" stencil --dims "$(grid_dims "$p")" \
-        --points "${kind#stencil}" --bytes 65536 -o "$file"
+      [ -s "$file" ] || { python3 "$ROOT/scripts/gen_comm_graph.py" stencil --dims "$(grid_dims "$p")" \
+        --points "${kind#stencil}" --bytes 65536 -o "$file.tmp" && mv "$file.tmp" "$file"; }
       echo "$file 0" ;;
     mesh)  # 16 matrix rows per process, at most 2^20 rows
       local rows=$((p * 16 > 1048576 ? 1048576 : p * 16))
@@ -107,11 +127,13 @@ make_graph() {
       echo "$file $p" ;;
     amr)
       file="$IN/amr-$p.graph"
-      [ -s "$file" ] || python3 "$ROOT/scripts/gen_comm_graph.py" amr --processes "$p" --seed 1 -o "$file"
+      [ -s "$file" ] || { python3 "$ROOT/scripts/gen_comm_graph.py" amr --processes "$p" --seed 1 -o "$file.tmp" &&
+        mv "$file.tmp" "$file"; }
       echo "$file 0" ;;
     random)
       file="$IN/random-$p.graph"
-      [ -s "$file" ] || python3 "$ROOT/scripts/gen_comm_graph.py" random --processes "$p" --degree 8 --seed 1 -o "$file"
+      [ -s "$file" ] || { python3 "$ROOT/scripts/gen_comm_graph.py" random --processes "$p" --degree 8 --seed 1 \
+        -o "$file.tmp" && mv "$file.tmp" "$file"; }
       echo "$file 0" ;;
     *) die "unknown instance $kind" ;;
   esac
@@ -133,6 +155,7 @@ make_machine() {
       local dump="$IN/fattree-$((2 * hosts))"
       if [ ! -f "$dump/manifest.json" ]; then
         rm -rf "$dump"
+        echo "[$(date +%H:%M:%S)] generating $dump (once; kept for later runs)" >&2
         python3 "$ROOT/scripts/gen_fabric.py" dump --hosts $((2 * hosts)) --out "$dump" >&2
       fi
       local hostfile="$dump.$hosts.$kind.hosts"
@@ -146,25 +169,21 @@ make_machine() {
 h=$hosts; c=round(h ** (1 / 3))
 print(c if c ** 3 == h else next(s for s in range(2, 99) if s ** 3 >= 2 * h))")
       local file="$IN/torus-$side.torus"
-      [ -s "$file" ] || python3 -c "
+      [ -s "$file" ] || { python3 -c "
 s=$side; print(f'dims {s} {s} {s}')
 for z in range(s):
   for y in range(s):
-    for x in range(s): print(f'host t{x}-{y}-{z} {x} {y} {z}')" > "$file"
+    for x in range(s): print(f'host t{x}-{y}-{z} {x} {y} {z}')" > "$file.tmp" && mv "$file.tmp" "$file"; }
       grep '^host' "$file" | awk '{print $2}' | scatter "$hosts" 1 | with_slots 16 > "$file.$hosts.hosts"
       echo "torus:$file $file.$hosts.hosts" ;;
     *) die "unknown machine $kind" ;;
   esac
 }
 
-[[ "$SEEDS" =~ ^[0-9]+(,[0-9]+)*$ ]] || die "--seeds takes comma-separated non-negative integers (got '$SEEDS')"
-[[ -z "$ANALYTIC" || "$ANALYTIC" =~ ^[0-9]+$ ]] || die "--analytic-placement takes a non-negative integer (got '$ANALYTIC')"
-[[ "$ANNEAL_MOVES" =~ ^[0-9]+$ ]] || die "--anneal-moves takes a non-negative integer (got '$ANNEAL_MOVES')"
-[[ "$ANNEAL_PROCESSES" =~ ^[0-9]+$ ]] || die "--anneal-processes takes a non-negative integer (got '$ANNEAL_PROCESSES')"
 echo "task-mapping benchmark: sizes $SIZES; instances $INSTANCES; machines $MACHINES; algorithms $ALGORITHMS; seeds $SEEDS" >&2
 echo "results: $RESULTS (load average now: $(cut -d' ' -f1-3 /proc/loadavg))" >&2
 for p in ${SIZES//,/ }; do
-  [ $((p % PPN)) -eq 0 ] || die "size $p is not a multiple of $PPN"
+  p=$((10#$p))
   for machine in ${MACHINES//,/ }; do
     read -r fabric hostfile < <(make_machine "$machine" $((p / PPN))) || { echo "  (could not make the $machine machine; going on)" >&2; continue; }
     algorithms="$ALGORITHMS"

@@ -31,6 +31,7 @@ Usage: mapping_report.py RESULTS.jsonl [--csv FILE] [--markdown FILE] [--plot-ho
 import argparse
 import csv
 import json
+import os
 import sys
 
 import panel_chart
@@ -43,12 +44,20 @@ IRREGULAR = ("mesh", "amr", "random")
 def load(path):
     """{instance key: {algorithm: [runs, one per seed]}}"""
     instances = {}
-    with open(path) as f:
-        for line in f:
-            if line.strip():
-                r = json.loads(line)
-                key = (r["machine"], r["instance"], r["processes"])
-                instances.setdefault(key, {}).setdefault(r["algorithm"], []).append(r)
+    try:
+        with open(path) as f:
+            for number, line in enumerate(f, 1):
+                if line.strip():
+                    try:
+                        r = json.loads(line)
+                        key = (r["machine"], r["instance"], r["processes"])
+                        algorithm = r["algorithm"]
+                    except (ValueError, KeyError, TypeError) as e:
+                        sys.exit(f"mapping_report: {path}:{number}: not a bench_map result line "
+                                 f"({type(e).__name__}: {e})")
+                    instances.setdefault(key, {}).setdefault(algorithm, []).append(r)
+    except OSError as e:
+        sys.exit(f"mapping_report: cannot read {path}: {e.strerror}")
     return dict(sorted(instances.items(), key=lambda kv: (kv[0][2], kv[0][0], kv[0][1])))
 
 
@@ -318,18 +327,30 @@ def main():
     if not raw:
         sys.exit("mapping_report: no results in " + args.results)
     instances = summarize(raw)
+    text = markdown(instances)
+    rows = list(csv_rows(raw)) if args.csv else []
+    plots(instances, args.plot_hop_bytes, args.plot_time)
+
+    def write(path, fill):
+        """Writes path whole or not at all (through a temporary file beside it)."""
+        tmp = f"{path}.tmp"
+        try:
+            with open(tmp, "w", newline="") as f:
+                fill(f)
+            os.replace(tmp, path)
+        except OSError as e:
+            if os.path.exists(tmp):
+                os.remove(tmp)
+            sys.exit(f"mapping_report: cannot write {path}: {e.strerror}")
+
     if args.csv:
-        rows = list(csv_rows(raw))
-        fields = list(dict.fromkeys(k for r in rows for k in r))
-        with open(args.csv, "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=fields)
+        def fill_csv(f):
+            w = csv.DictWriter(f, fieldnames=list(dict.fromkeys(k for r in rows for k in r)))
             w.writeheader()
             w.writerows(rows)
-    plots(instances, args.plot_hop_bytes, args.plot_time)
-    text = markdown(instances)
+        write(args.csv, fill_csv)
     if args.markdown:
-        with open(args.markdown, "w") as f:
-            f.write(text)
+        write(args.markdown, lambda f: f.write(text))
     else:
         sys.stdout.write(text)
 

@@ -13,13 +13,18 @@
 #   DIR/bin/mpirun -np 16 DIR/build/bin/test_coll_correctness /tmp    (as root: --allow-run-as-root)
 #   DIR/bin/run bench/mapping.sh --build DIR/build --sizes 8192
 # Usage: bench/pack_runtime.sh [BUILD_DIR] [DIR]   (defaults: build, runtime)
+# DIR is made afresh: an empty folder or one this script packed before is replaced; any other
+# existing DIR is refused, so that a mistyped DIR cannot delete someone's files.
 set -euo pipefail
+. "$(dirname "$0")/positional_args.sh"
 build=${1:-build}
 dir=${2:-runtime}
 die() { echo "pack_runtime.sh: error: $*" >&2; exit 1; }
 for tool in canopy canopy-bench bench_map bench_gen_mesh test_coll_correctness; do
   [ -x "$build/bin/$tool" ] || die "$build/bin/$tool not built"
 done
+[ ! -e "$dir" ] || [ -f "$dir/bin/run" ] || [ -z "$(ls -A "$dir" 2>/dev/null)" ] ||
+  die "$dir exists and is not a folder pack_runtime.sh made; remove it or name another DIR"
 orterun=$(readlink -f "$(command -v mpirun)")
 [ "$(basename "$orterun")" = orterun ] || die "mpirun is not Open MPI's ($orterun)"
 prefix=$(ompi_info --path prefix --parsable | sed -n 's/^path:prefix://p')

@@ -41,7 +41,8 @@ def draw(path, title, xticks, rows, styles):
                 script.append(f"set label 1 {literal(ylabel)} at screen 0.012, {bottom + height / 2:.4f} center "
                               "rotate by 90 font ',11'")
             script += [f"set origin {0.03 + c * width:.4f}, {bottom:.4f}", f"set size {width:.4f}, {height:.4f}",
-                       f"set title {literal(name)}", "plot " + ", ".join(curves), "unset label 1"]
+                       f"set title {literal(name)}", "plot " + (", ".join(curves) or "NaN notitle"),  # empty: axes only
+                       "unset label 1"]
     head = ["set logscale x 2", "set xrange [{}:{}]".format(*span(xticks)),
             "set xtics (" + ", ".join(f"{literal(label)} {x}" for label, x in xticks) + ")",
             "set grid", "set tics font ',9'", "set title font ',10' offset 0,-0.5",
@@ -49,7 +50,8 @@ def draw(path, title, xticks, rows, styles):
     key = ["set origin 0, 0", "set size 1, 0.07", "unset border", "unset tics", "unset grid",
            "unset title", "unset logscale", "set xrange [0:1]", "set yrange [0:1]",
            "set key center center horizontal maxcols 8 samplen 2 width -1 font ',11'",
-           "plot " + ", ".join(f"NaN with {style} title {literal(label)}" for label, style in styles.items() if label in drawn),
+           "plot " + (", ".join(f"NaN with {style} title {literal(label)}" for label, style in styles.items()
+                                if label in drawn) or "NaN notitle"),
            "unset multiplot"]
     tmp = f"{path}.tmp"
     full = "\n".join([f"set terminal svg size 1200,{250 * len(rows) + 120} dynamic noenhanced font 'sans,10' "

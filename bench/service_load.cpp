@@ -46,9 +46,11 @@ sockaddr_in parse_address(const std::string &text) {
   size_t colon = text.rfind(':');
   sockaddr_in address{};
   address.sin_family = AF_INET;
-  if (colon == std::string::npos || inet_pton(AF_INET, text.substr(0, colon).c_str(), &address.sin_addr) != 1)
-    throw std::runtime_error("--connect wants IPv4ADDR:PORT, not " + text);
-  address.sin_port = htons(static_cast<uint16_t>(std::stoi(text.substr(colon + 1))));
+  uint64_t port = 0;
+  if (colon == std::string::npos || inet_pton(AF_INET, text.substr(0, colon).c_str(), &address.sin_addr) != 1 ||
+      !canopy::parse_uint(std::string_view(text).substr(colon + 1), port, 10) || port < 1 || port > 65535)
+    throw std::runtime_error("--connect wants IPv4ADDR:PORT (port 1-65535), not " + text);
+  address.sin_port = htons(static_cast<uint16_t>(port));
   return address;
 }
 
@@ -92,13 +94,28 @@ class LineClient {
   std::string buffer_;
 };
 
-// The request pool: the mix's verbs with random hosts of the fabric.
-std::vector<std::string> make_requests(const std::string &mix, const std::vector<std::string> &hosts) {
-  std::vector<std::pair<std::string, int>> weights;
+using Mix = std::vector<std::pair<std::string, int>>;  // verb, weight
+
+// --mix VERB=WEIGHT,...: checked before any connection is made.
+Mix parse_mix(const std::string &mix) {
+  static const std::vector<std::string> verbs{"query", "route", "hops", "rate", "matrix", "info", "hosts"};
+  Mix weights;
   for (std::string_view item : canopy::split(mix, ',')) {
     size_t eq = item.find('=');
-    weights.emplace_back(std::string(item.substr(0, eq)), eq == std::string_view::npos ? 1 : std::stoi(std::string(item.substr(eq + 1))));
+    std::string verb(item.substr(0, eq));
+    uint64_t weight = 1;
+    if (std::find(verbs.begin(), verbs.end(), verb) == verbs.end())
+      throw std::runtime_error("unknown verb in --mix: " + verb);
+    if (eq != std::string_view::npos &&
+        (!canopy::parse_uint(item.substr(eq + 1), weight, 10) || weight < 1 || weight > 1000))
+      throw std::runtime_error("--mix: '" + std::string(item) + "' wants VERB=WEIGHT with a whole weight 1-1000");
+    weights.emplace_back(verb, static_cast<int>(weight));
   }
+  return weights;
+}
+
+// The request pool: the mix's verbs with random hosts of the fabric.
+std::vector<std::string> make_requests(const Mix &weights, const std::vector<std::string> &hosts) {
   std::mt19937 random(42);
   auto host = [&] { return hosts[random() % hosts.size()]; };
   std::vector<std::string> requests;
@@ -108,8 +125,7 @@ std::vector<std::string> make_requests(const std::string &mix, const std::vector
       else if (verb == "route" || verb == "hops") requests.push_back(verb + " " + host() + " " + host());
       else if (verb == "rate") requests.push_back("rate " + host());
       else if (verb == "matrix") requests.push_back("matrix all " + host() + " " + host() + " " + host() + " " + host());
-      else if (verb == "info" || verb == "hosts") requests.push_back(verb);
-      else throw std::runtime_error("unknown verb in --mix: " + verb);
+      else requests.push_back(verb);  // info, hosts
     }
   std::shuffle(requests.begin(), requests.end(), random);
   return requests;
@@ -185,7 +201,7 @@ double percentile(std::vector<double> &values, double p) {
   return values[k];
 }
 
-void run_load(const Options &o, const sockaddr_in &address) {
+void run_load(const Options &o, const Mix &mix, const sockaddr_in &address) {
   std::vector<std::string> hosts;
   {
     LineClient setup(address);
@@ -194,7 +210,7 @@ void run_load(const Options &o, const sockaddr_in &address) {
     if (fields.size() < 3 || fields[0] != "hosts") throw std::runtime_error("no fabric loaded");
     for (size_t i = 2; i < fields.size(); ++i) hosts.emplace_back(fields[i]);
   }
-  std::vector<std::string> requests = make_requests(o.mix, hosts);
+  std::vector<std::string> requests = make_requests(mix, hosts);
   int threads = std::max(1, std::min(o.threads, o.connections));
   std::vector<std::vector<Connection>> shares(static_cast<size_t>(threads));
   for (int i = 0; i < o.connections; ++i) {
@@ -275,23 +291,28 @@ int main(int argc, char **argv) {
   CLI::App app{"canopyd load generator (a benchmark, not a test)"};
   Options o;
   app.add_option("--connect", o.connect, "canopyd address, IPv4ADDR:PORT");
-  app.add_option("--connections", o.connections, "Connections (default 64)")->check(CLI::PositiveNumber);
-  app.add_option("--depth", o.depth, "Requests in flight per connection (default 1)")->check(CLI::PositiveNumber);
-  app.add_option("--threads", o.threads, "Client threads (default 1)")->check(CLI::PositiveNumber);
-  app.add_option("--seconds", o.seconds, "Measured time (default 10)")->check(CLI::PositiveNumber);
-  app.add_option("--warmup", o.warmup, "Unmeasured time first (default 1)");
+  app.add_option("--connections", o.connections, "Connections (default 64)")->check(CLI::Range(1, 100000));
+  app.add_option("--depth", o.depth, "Requests in flight per connection (default 1)")->check(CLI::Range(1, 4096));
+  app.add_option("--threads", o.threads, "Client threads (default 1)")->check(CLI::Range(1, 1024));
+  app.add_option("--seconds", o.seconds, "Measured time (default 10)")->check(CLI::Range(0.001, 86400.0));
+  app.add_option("--warmup", o.warmup, "Unmeasured time first (default 1)")->check(CLI::Range(0.0, 86400.0));
   app.add_option("--mix", o.mix, "Request mix, verb=weight,... (query, route, hops, rate, matrix, info, hosts)");
   app.add_flag("--json", o.json, "Ask for JSON answers");
-  app.add_option("--reload-dir", o.reload_dir, "Measure reloads: the dump directory canopyd watches");
-  app.add_option("--targets", o.targets, "Two dump names in it to alternate current between: A,B");
-  app.add_option("--reloads", o.reloads, "Reloads to time (with --reload-dir)");
+  CLI::Option *reload_dir = app.add_option("--reload-dir", o.reload_dir, "Measure reloads: the dump directory canopyd watches")
+                                ->check(CLI::ExistingDirectory);
+  CLI::Option *targets = app.add_option("--targets", o.targets, "Two dump names in it to alternate current between: A,B");
+  app.add_option("--reloads", o.reloads, "Reloads to time (with --reload-dir and --targets)")
+      ->check(CLI::Range(1, 100000))
+      ->needs(reload_dir)
+      ->needs(targets);
   CLI11_PARSE(app, argc, argv);
   try {
     sockaddr_in address = parse_address(o.connect);
+    Mix mix = parse_mix(o.mix);
     if (o.reloads > 0)
       run_reloads(o, address);
     else
-      run_load(o, address);
+      run_load(o, mix, address);
   } catch (const std::exception &e) {
     std::fprintf(stderr, "bench_service_load: %s\n", e.what());
     return 1;

@@ -2,11 +2,20 @@
 # canopyd under load on the 8,192-host three-level fat tree (generated as in
 # topology_load.sh): answers/s and latency for 1, 64 and 1,000 connections,
 # then the reload time (DIR/current switched between two names of the dump).
-# Usage: bench/service_load.sh [BUILD_DIR] [HOSTS] [REPEATS]
+# Usage: bench/service_load.sh [BUILD_DIR] [HOSTS] [REPEATS]   (defaults: build, 8192, 3)
+# The dump is kept for the next run in $CANOPY_BENCH_DIR/fat-tree-HOSTS (default
+# /tmp/canopy-bench; 779 MB at 8,192 hosts), shared with topology_load.sh.
 set -euo pipefail
+. "$(dirname "$0")/positional_args.sh"
+die() { echo "service_load.sh: error: $*" >&2; exit 1; }
 build=${1:-build}
 hosts=${2:-8192}
 repeats=${3:-3}
+for tool in canopyd bench_service_load; do
+  [ -x "$build/bin/$tool" ] || die "$build/bin/$tool not built (cmake --build $build --target canopyd_tool bench_service_load)"
+done
+[[ "$hosts" =~ ^[1-9][0-9]*$ ]] || die "HOSTS takes a positive integer (got '$hosts')"
+[[ "$repeats" =~ ^[1-9][0-9]*$ ]] || die "REPEATS takes a positive integer (got '$repeats')"
 here=$(cd "$(dirname "$0")/.." && pwd)
 bench_dir=${CANOPY_BENCH_DIR:-/tmp/canopy-bench}
 dump=$bench_dir/fat-tree-$hosts
@@ -25,11 +34,14 @@ log=$store/canopyd.log
 CANOPY_LOG_LEVEL=info CANOPY_SERVICE_POLL_MS=20 "$build/bin/canopyd" --dump-dir "$store" --listen 127.0.0.1:0 \
   2>"$log" &
 daemon=$!
-trap 'kill $daemon 2>/dev/null; wait $daemon 2>/dev/null; rm -rf "$store"' EXIT
+# (|| true: under set -e a failing kill, canopyd already gone, would end the trap before the rm.)
+trap 'kill $daemon 2>/dev/null || true; wait $daemon 2>/dev/null || true; rm -rf "$store"' EXIT
 for _ in $(seq 200); do
   grep -q "snapshot 1:" "$log" 2>/dev/null && break
+  kill -0 $daemon 2>/dev/null || break
   sleep 0.1
 done
+grep -q "snapshot 1:" "$log" || die "canopyd did not load $dump; its log: $(tail -n 5 "$log")"
 port=$(grep -o 'listening on 127.0.0.1:[0-9]*' "$log" | cut -d: -f2)
 echo "canopyd on port $port, $(grep 'snapshot 1:' "$log" | sed 's/.*snapshot 1: //')"
 echo "machine: $(nproc) cores, $(uname -r); load average: $(cut -d' ' -f1-3 /proc/loadavg)"

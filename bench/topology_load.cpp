@@ -1,15 +1,17 @@
 // Times loading a topology SOURCE (parse + finalize) and, separately, the
 // whole-fabric summary; reports the best and median of N runs and peak RSS.
-// Usage: bench_topology_load SOURCE [RUNS]
+// Usage: bench_topology_load SOURCE [RUNS]   (RUNS 1-1000, default 5)
 #include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <string_view>
 #include <vector>
 
 #include "common/error.h"
+#include "common/text.h"
 #include "topo/source.h"
 #include "topo/views.h"
 
@@ -26,15 +28,20 @@ void report(const char *what, std::vector<double> times) {
 }  // namespace
 
 int main(int argc, char **argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: %s SOURCE [RUNS]\n", argv[0]);
+  const char *help = "usage: bench_topology_load SOURCE [RUNS]   (RUNS 1-1000, default 5)\n";
+  if (argc == 2 && (std::string_view(argv[1]) == "-h" || std::string_view(argv[1]) == "--help")) {
+    std::fputs(help, stdout);
+    return 0;
+  }
+  uint64_t runs = 5;
+  if (argc < 2 || argc > 3 || (argc == 3 && (!canopy::parse_uint(argv[2], runs, 10) || runs < 1 || runs > 1000))) {
+    std::fputs(help, stderr);
     return 2;
   }
-  int runs = argc > 2 ? std::max(1, std::atoi(argv[2])) : 5;
   std::vector<double> load_times, summary_times;
   canopy::topo::Summary summary;
   canopy_status_t status = canopy::guard([&] {
-    for (int i = 0; i < runs; ++i) {
+    for (uint64_t i = 0; i < runs; ++i) {
       auto start = std::chrono::steady_clock::now();
       canopy::topo::Topology topo = canopy::topo::load_topology(argv[1]);
       load_times.push_back(seconds_since(start));

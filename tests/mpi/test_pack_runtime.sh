@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # bench/pack_runtime.sh, which packs the benchmarks with Open MPI for a machine without MPI:
-# a missing build is refused before anything is written; a packed build runs the correctness
+# a missing build is refused before anything is written, and so is a DIR holding files the
+# script did not pack (it would replace the folder); a packed build runs the correctness
 # suite (quick) and canopy bench on 2 ranks through the packed mpirun, and canopy through the
 # packed `run`. Where `unshare -m` works (root), those runs see the system's Open MPI plugin,
 # data and configuration folders hidden under empty mounts, so only the packed copies can serve.
@@ -18,7 +19,14 @@ fi
 grep -q "canopy not built" "$scratch/refused.txt" || fail "no clear error: $(cat "$scratch/refused.txt")"
 [ -e "$dir/kept" ] || fail "the refused run touched $dir"
 echo "ok   a missing build is refused and the folder is left alone"
+if bash "$src/bench/pack_runtime.sh" "$build" "$dir" 2>"$scratch/refused.txt"; then
+  fail "a folder the script did not pack was replaced"
+fi
+grep -q "is not a folder pack_runtime.sh made" "$scratch/refused.txt" || fail "no clear error: $(cat "$scratch/refused.txt")"
+[ -e "$dir/kept" ] || fail "the refused run touched $dir"
+echo "ok   a folder of other files is refused and left alone"
 
+rm "$dir/kept"
 bash "$src/bench/pack_runtime.sh" "$build" "$dir"
 for f in bin/mpirun bin/run build/bin/canopy build/bin/canopy-bench build/bin/test_coll_correctness; do
   [ -x "$dir/$f" ] || fail "$f not packed"
