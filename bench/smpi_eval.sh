@@ -37,9 +37,12 @@ Usage: bench/smpi_eval.sh [OPTIONS]
   --placements LIST  identity,rt,rt+intra (default all three)
   --out DIR          work directory (default /tmp/canopy-smpi-eval); fabric and platforms reused
   --canopy BIN       the canopy tool (default build/bin/canopy)
-Prints progress on stderr and one result row per run on stdout (also kept in OUT/results.txt):
-pattern ranks nodes placement comm_us_per_step vs_identity hop_bytes_vs_identity cross_socket_MB wall_s load1
-and, with gnuplot, draws them in OUT/results.svg (bench/smpi_eval_chart.py)
+Prints progress on stderr and one result row per run on stdout:
+pattern ranks nodes placement us_per_step vs_ident hopbytes cross_MB wall_s load1
+(simulated us per exchange step; its change against identity, '-' without identity, which runs first;
+hop-bytes relative to identity's; cross-socket MB per step). Once every run succeeded the rows are kept
+in OUT/results.txt and, with gnuplot, drawn in OUT/results.svg (bench/smpi_eval_chart.py); a failed
+run leaves neither (its rows so far: OUT/results.txt.partial)
 USAGE
 }
 
@@ -64,6 +67,35 @@ while [ $# -gt 0 ]; do
 done
 die() { echo "smpi_eval: error: $*" >&2; exit 1; }
 say() { echo "[smpi_eval $(date +%H:%M:%S) load $(cut -d' ' -f1 /proc/loadavg)] $*" >&2; }
+posint() { [[ "$2" =~ ^[1-9][0-9]*$ ]] || die "$1 must be a positive integer, not '$2'"; }
+IFS=',' read -r -a RANK_COUNTS <<< "$RANKS_LIST"
+IFS=',' read -r -a PATTERN_LIST <<< "$PATTERNS"
+IFS=',' read -r -a PLACEMENT_LIST <<< "$PLACEMENTS"
+[ "${#RANK_COUNTS[@]}" -gt 0 ] || die "--ranks lists no rank count"
+for ranks in "${RANK_COUNTS[@]}"; do posint --ranks "$ranks"; done
+posint --ppn "$PPN"; posint --fabric-hosts "$FABRIC_HOSTS"; posint --radix "$RADIX"; posint --bytes "$BYTES"
+posint --iters "$ITERS"; posint --mesh-rows "$MESH_ROWS"; posint --mesh-vectors "$MESH_VECTORS"
+[[ "$SEED" =~ ^[0-9]+$ ]] || die "--seed must be a non-negative integer, not '$SEED'"
+[[ "$MESH_SEED" =~ ^[0-9]+$ ]] || die "--mesh-seed must be a non-negative integer, not '$MESH_SEED'"
+case "$LEVELS" in 2|3) ;; *) die "--levels must be 2 or 3, not '$LEVELS'" ;; esac
+for ranks in "${RANK_COUNTS[@]}"; do
+  [ $((ranks % PPN)) -eq 0 ] || die "$ranks ranks are not a multiple of $PPN per node"
+done
+[ "${#PATTERN_LIST[@]}" -gt 0 ] || die "--patterns lists no pattern"
+for pattern in "${PATTERN_LIST[@]}"; do
+  case "$pattern" in halo3d|spmv|mesh) ;; *) die "unknown pattern '$pattern' (halo3d, spmv, mesh)" ;; esac
+done
+[ "${#PLACEMENT_LIST[@]}" -gt 0 ] || die "--placements lists no placement"
+ordered=()  # identity first: the others' change is against it
+for placement in "${PLACEMENT_LIST[@]}"; do
+  case "$placement" in
+    identity) ordered=(identity "${ordered[@]}") ;;
+    rt|rt+intra) ordered+=("$placement") ;;
+    *) die "unknown placement '$placement' (identity, rt, rt+intra)" ;;
+  esac
+done
+PLACEMENT_LIST=("${ordered[@]}")
+if [ -n "$HOSTS" ] && { [ ! -f "$HOSTS" ] || [ ! -r "$HOSTS" ]; }; then die "cannot read --hosts $HOSTS"; fi
 command -v smpicc >/dev/null && command -v smpirun >/dev/null || die "smpicc/smpirun not found (SimGrid SMPI)"
 [ -x "$CANOPY" ] || die "$CANOPY not built (cmake --build build --target canopy_tool)"
 GEN_MESH="$(dirname "$CANOPY")/bench_gen_mesh"
@@ -80,7 +112,8 @@ if [ -n "$SOURCE" ]; then
   FABRIC="$SOURCE"
 else
   FABRIC="$OUT/fabric-${FABRIC_HOSTS}h-${LEVELS}l-r$RADIX"
-  if [ ! -s "$FABRIC/ibnetdiscover.txt" ]; then
+  # gen_fabric.py writes manifest.json last: without it the directory is a cut-short generation.
+  if [ ! -s "$FABRIC/manifest.json" ]; then
     rm -rf "$FABRIC"
     say "generating a $LEVELS-level fat tree of $FABRIC_HOSTS hosts (radix $RADIX)"
     python3 "$ROOT/scripts/gen_fabric.py" dump --hosts "$FABRIC_HOSTS" --levels "$LEVELS" --radix "$RADIX" \
@@ -100,6 +133,11 @@ print("\n".join(hosts))
 PY
   [ -s "$ALLOCATION" ] || die "no hosts found in $FABRIC/ibnetdiscover.txt"
 fi
+
+for ranks in "${RANK_COUNTS[@]}"; do
+  [ $((ranks / PPN)) -le "$(wc -l < "$ALLOCATION")" ] ||
+    die "$((ranks / PPN)) nodes do not fit the allocation's $(wc -l < "$ALLOCATION") hosts"
+done
 
 # The benchmarks, built with smpicc.
 for prog in halo3d spmv_pattern; do
@@ -121,29 +159,35 @@ for x in range(1,n+1):
 print('x'.join(map(str,best[1])))"
 }
 
+# Why smpirun gave no result: the benchmark's own error if it printed one, else the log's last lines.
+why() { grep -m1 -E '^(halo3d|spmv_pattern): error:' "$1" || grep -v INFO "$1" | tail -3; }
+
 # rank R=HOST slot=CORE  ->  line R: HOST.cCORE (the per-core platform's host ids)
 rankfile_to_hostfile() {
   sed -E 's/^rank ([0-9]+)=([^ ]+) slot=([0-9]+)$/\1 \2.c\3/' "$1" | sort -n | cut -d' ' -f2
 }
 
+# The rows go to results.txt.partial, renamed results.txt once every run succeeded; a chart or
+# table of an earlier run is removed first, so that a failed run leaves neither.
 RESULTS="$OUT/results.txt"
-: > "$RESULTS"
+rm -f "$RESULTS" "$RESULTS.partial" "$OUT/results.svg"
+: > "$RESULTS.partial"
 printf "%-7s %6s %5s %-9s %12s %8s %9s %10s %7s %6s\n" pattern ranks nodes placement us_per_step vs_ident \
-  hopbytes cross_MB wall_s load1 | tee -a "$RESULTS"
-IFS=',' read -r -a RANK_COUNTS <<< "$RANKS_LIST"
-IFS=',' read -r -a PATTERN_LIST <<< "$PATTERNS"
-IFS=',' read -r -a PLACEMENT_LIST <<< "$PLACEMENTS"
+  hopbytes cross_MB wall_s load1 | tee -a "$RESULTS.partial"
 for ranks in "${RANK_COUNTS[@]}"; do
-  [ $((ranks % PPN)) -eq 0 ] || die "$ranks ranks are not a multiple of $PPN per node"
   nodes=$((ranks / PPN))
-  [ "$nodes" -le "$(wc -l < "$ALLOCATION")" ] || die "$nodes nodes do not fit the allocation's $(wc -l < "$ALLOCATION") hosts"
   JOB="$OUT/job-${nodes}n-$TAG"
   head -n "$nodes" "$ALLOCATION" > "$JOB.hosts"
-  # A seeded allocation's platform is reused; a given source or allocation may have changed.
-  if [ "$TAG" = given ] || [ ! -s "$JOB.xml" ] || [ "$CANOPY" -nt "$JOB.xml" ]; then
+  # A seeded allocation's platform is reused when it was exported from the same fabric, node
+  # model and hosts (JOB.key); a given source or allocation may have changed.
+  key="$(printf '%s\n%s\n' "$FABRIC" "$NODE"; cat "$JOB.hosts")"
+  if [ "$TAG" = given ] || [ ! -s "$JOB.xml" ] || [ "$CANOPY" -nt "$JOB.xml" ] ||
+     [ "$key" != "$(cat "$JOB.key" 2>/dev/null)" ]; then
     t0=$(now)
+    rm -f "$JOB.key"
     "$CANOPY" topo "$FABRIC" --simgrid "$JOB.xml" --simgrid-hosts "$JOB.hosts" --simgrid-cores "$NODE" |
       grep '^simgrid:' >&2
+    printf '%s\n' "$key" > "$JOB.key"
     say "exported the $nodes nodes of the job ($NODE) in $(since "$t0") s, $(du -h "$JOB.xml" | cut -f1)"
   fi
   dims="$(balanced_dims "$ranks")"
@@ -174,7 +218,6 @@ for ranks in "${RANK_COUNTS[@]}"; do
         shape="$MESH_ROWS-row matrix, $MESH_VECTORS vector(s)"
         args=("$graph" --iters "$ITERS" --warmup 1 --scale "$MESH_VECTORS")
         bench="$OUT/bin/spmv_pattern" ;;
-      *) die "unknown pattern '$pattern' (halo3d, spmv, mesh)" ;;
     esac
     identity_us=""
     for placement in "${PLACEMENT_LIST[@]}"; do
@@ -182,7 +225,6 @@ for ranks in "${RANK_COUNTS[@]}"; do
         identity) map_args=(--algorithm identity) ;;
         rt) map_args=(--algorithm rt --no-intra) ;;
         rt+intra) map_args=(--algorithm rt) ;;
-        *) die "unknown placement '$placement' (identity, rt, rt+intra)" ;;
       esac
       stem="$OUT/$pattern-$ranks-$placement"
       "$CANOPY" map --graph "edges:$graph" --fabric "$FABRIC" --hosts "$JOB.hosts" --ppn "$PPN" \
@@ -190,9 +232,11 @@ for ranks in "${RANK_COUNTS[@]}"; do
         die "canopy map failed for $pattern/$placement"
       rankfile_to_hostfile "$stem.rankfile" > "$stem.hosts"
       [ "$(wc -l < "$stem.hosts")" -eq "$ranks" ] || die "$stem.hosts: expected $ranks lines"
+      # canopy map's bytes are one vector's: mesh sends --mesh-vectors of them per step.
       read -r hop_ratio cross_mb < <(python3 -c "
 import json,sys; j=json.load(open('$stem.json')); m=j['metrics']; i=j['identity']
-print('%.3f' % (m['hop_bytes']/i['hop_bytes'] if i['hop_bytes'] else 1), '%.1f' % ((m.get('cross_socket_bytes') or 0)/1e6))")
+scale = $([ "$pattern" = mesh ] && echo "$MESH_VECTORS" || echo 1)
+print('%.3f' % (m['hop_bytes']/i['hop_bytes'] if i['hop_bytes'] else 1), '%.1f' % (scale * (m.get('cross_socket_bytes') or 0)/1e6))")
       load=$(cut -d' ' -f1 /proc/loadavg)
       say "$pattern $ranks ranks ($nodes nodes, $shape): $placement: smpirun ..."
       t0=$(now)
@@ -201,15 +245,17 @@ print('%.3f' % (m['hop_bytes']/i['hop_bytes'] if i['hop_bytes'] else 1), '%.1f' 
         --cfg=smpi/host-speed:1Gf "$bench" "${args[@]}" > "$stem.log" 2>&1 || true
       wall=$(since "$t0")
       line="$(grep -E '^(halo3d|spmv_pattern) ranks=' "$stem.log" || true)"
-      [ -n "$line" ] || die "$pattern/$placement: no result (see $stem.log): $(grep -v INFO "$stem.log" | tail -3)"
+      [ -n "$line" ] || die "$pattern/$placement: no result (see $stem.log): $(why "$stem.log")"
       us="$(sed -E 's/.*per_iter_us=([^ ]+).*/\1/' <<< "$line")"
-      [ -n "$identity_us" ] || identity_us="$us"
-      ratio=$(awk -v a="$us" -v b="$identity_us" 'BEGIN{printf "%+.1f%%", (a/b-1)*100}')
+      [ "$placement" != identity ] || identity_us="$us"
+      ratio=-
+      [ -z "$identity_us" ] || ratio=$(awk -v a="$us" -v b="$identity_us" 'BEGIN{printf "%+.1f%%", (a/b-1)*100}')
       printf "%-7s %6s %5s %-9s %12s %8s %9s %10s %7s %6s\n" "$pattern" "$ranks" "$nodes" "$placement" "$us" \
-        "$ratio" "$hop_ratio" "$cross_mb" "$wall" "$load" | tee -a "$RESULTS"
+        "$ratio" "$hop_ratio" "$cross_mb" "$wall" "$load" | tee -a "$RESULTS.partial"
     done
   done
 done
+mv "$RESULTS.partial" "$RESULTS"
 if command -v gnuplot > /dev/null; then
   python3 "$HERE/smpi_eval_chart.py" "$RESULTS" "$OUT/results.svg" || die "could not draw $OUT/results.svg"
   say "done: $RESULTS, chart $OUT/results.svg"

@@ -23,7 +23,11 @@ STYLES = {"identity": "linespoints pt 7 ps 0.5 lc rgb '#888888' lw 2",
 def load(path):
     """{pattern: {ranks: {placement: microseconds per step}}}, patterns in file order."""
     steps = {}
-    with open(path) as f:
+    try:
+        f = open(path)
+    except OSError as e:
+        sys.exit(f"smpi_eval_chart: cannot read {path}: {e.strerror}")
+    with f:
         for number, line in enumerate(f, 1):
             fields = line.split()
             if not fields or fields[0].startswith("#") or fields[0] == "pattern":
@@ -59,9 +63,12 @@ def main():
         return 100 * (by_placement[placement] / by_placement["identity"] - 1)
 
     paper = [(PAPER_LABEL, [(x, PAPER_BEST) for x in panel_chart.span(xticks)])]
+    # The change axis spans -90..+30%, widened to any change beyond it, so that no point falls off.
+    changes = [y for pattern in steps for _, points in series(pattern, ("rt", "rt+intra"), change) for _, y in points]
+    change_range = (min([-90] + [y - 10 for y in changes]), max([30] + [y + 10 for y in changes]))
     rows = [("microseconds per step", (min(every_us) / 1.5, max(every_us) * 1.5), True,
              [(pattern, series(pattern, ("identity", "rt", "rt+intra"), dict.get)) for pattern in steps]),
-            ("change against identity, %", (-90, 30), False,
+            ("change against identity, %", change_range, False,
              [(pattern, series(pattern, ("rt", "rt+intra"), change) + paper) for pattern in steps])]
     try:
         panel_chart.draw(args.chart, args.title, xticks, rows, STYLES)

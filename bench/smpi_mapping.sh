@@ -25,9 +25,11 @@ Usage: bench/smpi_mapping.sh [OPTIONS]
   --placements LIST  comma-separated: identity, random, leaf-blocks, or NAME=MACHINEFILE
                      (default identity,random,leaf-blocks)
   --latency US       per-link latency of the platform (default: canopy's topo_hop_latency_us)
-  --out DIR          work directory (default /tmp/canopy-smpi); the platform is reused
+  --out DIR          work directory (default /tmp/canopy-smpi); the platform of the same fabric
+                     shape and latency is reused
   --canopy BIN       the canopy tool (default build/bin/canopy)
-Prints one line per placement: name, simulated comm time (s), per step (us), wall time (s).
+Prints one line per placement: name, simulated comm time (s), per step (us), wall time (s);
+progress on stderr.
 EOF
 }
 
@@ -48,6 +50,24 @@ while [ $# -gt 0 ]; do
 done
 die() { echo "smpi_mapping: error: $*" >&2; exit 1; }
 case "$PATTERN" in halo3d|spmv) ;; *) die "--pattern must be halo3d or spmv" ;; esac
+posint() { [[ "$2" =~ ^[1-9][0-9]*$ ]] || die "$1 must be a positive integer, not '$2'"; }
+posint --hosts "$HOSTS"; posint --ppn "$PPN"; posint --bytes "$BYTES"; posint --iters "$ITERS"
+[ -z "$RADIX" ] || posint --radix "$RADIX"
+case "$LEVELS" in 2|3) ;; *) die "--levels must be 2 or 3, not '$LEVELS'" ;; esac
+[ -z "$LATENCY" ] || [[ "$LATENCY" =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--latency must be a number of microseconds, not '$LATENCY'"
+[ -z "$DIMS" ] || [[ "$DIMS" =~ ^[1-9][0-9]*x[1-9][0-9]*x[1-9][0-9]*$ ]] || die "--dims must be XxYxZ, not '$DIMS'"
+[ -z "$DIMS" ] || [ $((${DIMS//x/*})) -eq $((HOSTS * PPN)) ] ||
+  die "--dims $DIMS is $((${DIMS//x/*})) ranks, not the $((HOSTS * PPN)) of $HOSTS hosts x $PPN"
+[ -z "$GRAPH" ] || [ -r "$GRAPH" ] || die "cannot read --graph $GRAPH"
+IFS=',' read -r -a LIST <<< "$PLACEMENTS"
+[ "${#LIST[@]}" -gt 0 ] || die "--placements lists no placement"
+for entry in "${LIST[@]}"; do
+  case "$entry" in
+    ?*=*) [ -r "${entry#*=}" ] && [ -f "${entry#*=}" ] || die "placement ${entry%%=*}: cannot read ${entry#*=}" ;;
+    identity|random|leaf-blocks) ;;
+    *) die "unknown placement '$entry' (identity, random, leaf-blocks or NAME=MACHINEFILE)" ;;
+  esac
+done
 command -v smpicc >/dev/null && command -v smpirun >/dev/null || die "smpicc/smpirun not found (SimGrid SMPI)"
 [ -x "$CANOPY" ] || die "$CANOPY not built (cmake --build build --target canopy_tool)"
 RANKS=$((HOSTS * PPN))
@@ -62,9 +82,9 @@ print('x'.join(map(str,best[1])))")"
 mkdir -p "$OUT/bin"
 now() { date +%s.%N; }
 
-# 1. The fabric and its platform, reused when the same shape was exported before.
+# 1. The fabric and its platform, reused when the same shape was exported with the same latency before.
 FABRIC="$OUT/fabric-${HOSTS}h-${LEVELS}l${RADIX:+-r$RADIX}"
-PLATFORM="$FABRIC.xml"
+PLATFORM="$FABRIC${LATENCY:+-lat$LATENCY}.xml"
 if [ ! -s "$PLATFORM" ]; then
   rm -rf "$FABRIC"
   python3 "$ROOT/scripts/gen_fabric.py" dump --hosts "$HOSTS" --levels "$LEVELS" ${RADIX:+--radix "$RADIX"} \
@@ -82,8 +102,7 @@ grep -o '<host id="[^"]*"' "$PLATFORM" | cut -d'"' -f2 | sort > "$ALLOCATION"
 BENCH="$OUT/bin/$PATTERN"
 SRC="$HERE/patterns/$([ "$PATTERN" = spmv ] && echo spmv_pattern || echo halo3d).c"
 if [ ! -x "$BENCH" ] || [ "$SRC" -nt "$BENCH" ] || [ "$HERE/patterns/pattern_common.h" -nt "$BENCH" ]; then
-  smpicc -O2 -o "$BENCH" "$SRC" -lm 2>&1 | grep -v '^$' >&2 || true
-  [ -x "$BENCH" ] || die "smpicc failed on $SRC"
+  smpicc -O2 -o "$BENCH" "$SRC" -lm > "$BENCH.log" 2>&1 || { rm -f "$BENCH"; die "smpicc failed on $SRC: $(tail -3 "$BENCH.log")"; }
 fi
 ARGS=(--iters "$ITERS")
 if [ "$PATTERN" = halo3d ]; then
@@ -99,25 +118,24 @@ fi
 # 3. Every placement on the same platform.
 echo "# $PATTERN, $RANKS ranks ($HOSTS hosts x $PPN), grid $DIMS, $LEVELS-level fat tree, $(basename "$PLATFORM")"
 printf "%-14s %14s %14s %10s\n" placement comm_time_s per_step_us wall_s
-IFS=',' read -r -a LIST <<< "$PLACEMENTS"
 for entry in "${LIST[@]}"; do
   name="${entry%%=*}" machinefile="$OUT/placement-$name-${RANKS}.txt"
   case "$entry" in
     *=*) machinefile="${entry#*=}" ;;
-    identity|random|leaf-blocks)
-      python3 "$HERE/smpi_placement.py" "$name" --allocation "$ALLOCATION" --ppn "$PPN" --ranks "$RANKS" \
+    *) python3 "$HERE/smpi_placement.py" "$name" --allocation "$ALLOCATION" --ppn "$PPN" --ranks "$RANKS" \
         --platform "$PLATFORM" --dims "$DIMS" -o "$machinefile" ;;
-    *) die "unknown placement '$entry' (identity, random, leaf-blocks or NAME=MACHINEFILE)" ;;
   esac
   [ "$(grep -c . "$machinefile")" -eq "$RANKS" ] || die "$machinefile: needs one host per line for each of $RANKS ranks"
   t0=$(now)
   log="$OUT/run-$PATTERN-$name-$RANKS.log"
+  echo "[smpi_mapping $(date +%H:%M:%S)] $name: smpirun ..." >&2
   # SMPI exits 0 even after MPI_Abort: the result line is the proof of success.
   smpirun -np "$RANKS" -platform "$PLATFORM" -hostfile "$machinefile" --cfg=smpi/simulate-computation:no \
     --cfg=smpi/host-speed:1Gf "$BENCH" "${ARGS[@]}" > "$log" 2>&1 || true
   wall=$(awk -v a="$(now)" -v b="$t0" 'BEGIN{printf "%.1f", a-b}')
   line="$(grep -E '^(halo3d|spmv_pattern) ranks=' "$log" || true)"
-  [ -n "$line" ] || die "$name: no result (see $log): $(grep -v INFO "$log" | tail -3)"
+  [ -n "$line" ] || die "$name: no result (see $log): $(grep -m1 -E '^(halo3d|spmv_pattern): error:' "$log" ||
+    grep -v INFO "$log" | tail -3)"
   time_s="$(sed -E 's/.*comm_time_s=([^ ]+).*/\1/' <<< "$line")"
   step_us="$(sed -E 's/.*per_iter_us=([^ ]+).*/\1/' <<< "$line")"
   printf "%-14s %14s %14s %10.1f\n" "$name" "$time_s" "$step_us" "$wall"

@@ -54,7 +54,10 @@ def leaf_of_hosts(platform):
         if element.tag == "host":
             hosts.add(element.get("id"))
         elif element.tag == "prop" and element.get("id") == "ends":
-            a, b = (end.rsplit(":", 1)[0] for end in element.get("value").split()[:2])
+            ends = (element.get("value") or "").split()
+            if len(ends) < 2:
+                raise PlacementError(f"{platform}: a link's \"ends\" property names fewer than two ends")
+            a, b = (end.rsplit(":", 1)[0] for end in ends[:2])
             if a in hosts and b not in hosts:
                 leaf.setdefault(a, b)
             elif b in hosts and a not in hosts:
@@ -146,12 +149,14 @@ def main():
         if a.kind == "stencil27":
             if not a.dims:
                 raise PlacementError("stencil27 needs --dims")
+            if a.bytes < 1:
+                raise PlacementError(f"--bytes {a.bytes}: must be at least 1")
             text = stencil27(parse_dims(a.dims), a.bytes, max(a.bytes // 8, 1), max(a.bytes // 64, 1))
         else:
             if not a.allocation:
                 raise PlacementError(f"{a.kind} needs --allocation")
             hosts = read_allocation(a.allocation)
-            ranks = a.ranks or len(hosts) * a.ppn
+            ranks = len(hosts) * a.ppn if a.ranks is None else a.ranks
             if a.ppn < 1 or ranks < 1 or ranks > len(hosts) * a.ppn:
                 raise PlacementError(f"{ranks} ranks do not fit {len(hosts)} hosts x {a.ppn} slots")
             slots = [hosts[r // a.ppn] for r in range(ranks)]
