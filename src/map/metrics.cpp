@@ -68,7 +68,11 @@ Metrics evaluate(const Problem &p, const std::vector<int> &slot_of) {
   Metrics out;
   out.routes = topo::route_method_name(topo::route_method(m.topology()));
   out.total_bytes = g.total_bytes();
-  if (m.node()) out.cross_socket_bytes = 0;
+  // Sockets are hwloc packages; a node without any (some exports have only NUMA
+  // nodes and groups) has none to cross: the metric stays null, not 0.
+  const NodeLayout *node = m.node() ? &*m.node() : nullptr;
+  bool sockets = node && std::any_of(node->slot_package.begin(), node->slot_package.end(), [](int p) { return p >= 0; });
+  if (sockets) out.cross_socket_bytes = 0;
   std::vector<int> host_of = m.hosts_of(slot_of);
   for (int v = 0; v < g.num_vertices(); ++v)
     for (int64_t i = g.row_begin(v); i < g.row_end(v); ++i) {
@@ -79,8 +83,8 @@ Metrics evaluate(const Problem &p, const std::vector<int> &slot_of) {
       double w = g.weight(i);
       if (hv == hu) {
         out.intra_node_bytes += w;
-        if (m.node() && m.node()->slot_package[static_cast<size_t>(m.local_slot(sv))] !=
-                            m.node()->slot_package[static_cast<size_t>(m.local_slot(su))])
+        if (sockets && node->slot_package[static_cast<size_t>(m.local_slot(sv))] !=
+                           node->slot_package[static_cast<size_t>(m.local_slot(su))])
           out.cross_socket_bytes += w;
         continue;
       }

@@ -48,7 +48,7 @@ struct Metrics {
   double max_link_bytes = 0;      // the most loaded directed link
   double average_link_bytes = 0;  // over the directed links that carry traffic
   int links_used = 0;             // directed links carrying traffic
-  double cross_socket_bytes = -1; // inside nodes, between slots of different packages; -1 without a node topology
+  double cross_socket_bytes = -1; // inside nodes, between slots of different packages; -1 without a node topology or packages
   LinkLoads link_loads;           // per directed link, for drawings (not in metrics_json)
 };
 

@@ -19,7 +19,11 @@ namespace {
 
 // A synthetic description makes hwloc build every object it names; refuse
 // machines beyond any real one before hwloc tries (the count is a product).
-constexpr unsigned long long kMaxSyntheticObjects = 1ULL << 20;
+// Linux runs on at most 8192 CPUs (x86 MAXSMP); hwloc's cost grows faster than
+// linearly (every object carries cpusets as wide as the machine, and a level
+// is inserted object by object): 65536 PUs take it 10-40 s and 1-2 GB,
+// 'core:16384 pu:1' over 100 s, 1048576 PUs do not finish.
+constexpr unsigned long long kMaxSyntheticObjects = 8192;
 
 bool ends_with_xml(const std::string &spec) {
   if (spec.size() < 4) return false;
@@ -63,6 +67,11 @@ std::string synthetic_hint(const std::string &spec) {
     std::string_view count = token.substr(colon + 1);
     if (count.empty() || count[0] < '0' || count[0] > '9') return "no number of objects" + at;
     if (count[0] == '0' && (count.size() == 1 || count[1] < '0' || count[1] > '9')) return "0 objects" + at;
+    // hwloc reads the count with strtoul (base 0); only attributes in parentheses may follow it.
+    std::string digits(count);
+    char *end = nullptr;
+    (void)std::strtoull(digits.c_str(), &end, 0);
+    if (*end != '\0' && *end != '(') return "the number of objects is not a number" + at;
   }
   return "the levels do not form a valid machine (the last level must be PU, types must nest)";
 }
@@ -75,7 +84,7 @@ std::string synthetic_hint(const std::string &spec) {
 
 void configure_synthetic(hwloc_topology_t topology, const std::string &spec) {
   if (synthetic_size(spec) > kMaxSyntheticObjects)
-    fail_synthetic(spec, "it describes more than 1048576 objects at one level");
+    fail_synthetic(spec, "it describes more than " + std::to_string(kMaxSyntheticObjects) + " objects at one level");
   if (hwloc_topology_set_synthetic(topology, spec.c_str()) < 0) fail_synthetic(spec, synthetic_hint(spec));
 }
 
@@ -95,11 +104,18 @@ int count_of(hwloc_topology_t topology, hwloc_obj_type_t type) {
   return n < 0 ? 0 : n;
 }
 
+// What stands for a core: Core objects, or the PUs where hwloc found no cores
+// (some platforms and VMs report only PUs), as Open MPI's rankfile and binding do.
+hwloc_obj_type_t core_type(hwloc_topology_t topology) {
+  return count_of(topology, HWLOC_OBJ_CORE) > 0 ? HWLOC_OBJ_CORE : HWLOC_OBJ_PU;
+}
+
 hwloc_obj_t core_object(hwloc_topology_t topology, int index) {
-  hwloc_obj_t core = index < 0 ? nullptr : hwloc_get_obj_by_type(topology, HWLOC_OBJ_CORE, static_cast<unsigned>(index));
+  hwloc_obj_type_t type = core_type(topology);
+  hwloc_obj_t core = index < 0 ? nullptr : hwloc_get_obj_by_type(topology, type, static_cast<unsigned>(index));
   if (!core)
     throw Error(CANOPY_ERR_INVALID_ARG, "core " + std::to_string(index) + " does not exist (the node has " +
-                                            std::to_string(count_of(topology, HWLOC_OBJ_CORE)) + " cores)");
+                                            std::to_string(count_of(topology, type)) + " cores)");
   return core;
 }
 
@@ -151,7 +167,8 @@ const char *NodeTopology::kind() const {
 
 int NodeTopology::num_packages() const { return count_of(topology_, HWLOC_OBJ_PACKAGE); }
 int NodeTopology::num_numa_nodes() const { return count_of(topology_, HWLOC_OBJ_NUMANODE); }
-int NodeTopology::num_cores() const { return count_of(topology_, HWLOC_OBJ_CORE); }
+int NodeTopology::num_cores() const { return count_of(topology_, core_type(topology_)); }
+bool NodeTopology::pus_as_cores() const { return core_type(topology_) == HWLOC_OBJ_PU; }
 int NodeTopology::num_pus() const { return count_of(topology_, HWLOC_OBJ_PU); }
 
 std::vector<std::string> NodeTopology::level_names() const {
@@ -201,7 +218,7 @@ int NodeTopology::bound_package() const {
 }
 
 int NodeTopology::bound_core() const {
-  hwloc_obj_t core = bound_object(HWLOC_OBJ_CORE);
+  hwloc_obj_t core = bound_object(core_type(topology_));
   return core ? static_cast<int>(core->logical_index) : -1;
 }
 
@@ -236,6 +253,7 @@ nlohmann::json NodeTopology::to_json() const {
   }
   return {{"spec", spec_},           {"kind", kind()},          {"packages", num_packages()},
           {"numa_nodes", num_numa_nodes()}, {"cores", num_cores()}, {"pus", num_pus()},
+          {"core_type", pus_as_cores() ? "PU" : "Core"},
           {"levels", levels},        {"core_package", core_packages()}, {"core_numa", core_numa_nodes()}};
 }
 

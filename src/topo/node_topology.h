@@ -32,7 +32,12 @@ class NodeTopology {
 
   int num_packages() const;
   int num_numa_nodes() const;
+  /** Core objects; where hwloc found none (some platforms and VMs report only
+      PUs), the PUs, which then stand for the cores everywhere below (core
+      indexes, distances, bound_core), as in Open MPI's rankfiles. */
   int num_cores() const;
+  /** True when the node has no Core objects and its PUs stand for them. */
+  bool pus_as_cores() const;
   int num_pus() const;
 
   /** hwloc type names of the levels from the machine down to the PUs that
@@ -60,7 +65,7 @@ class NodeTopology {
   std::vector<int> core_packages() const;
   std::vector<int> core_numa_nodes() const;
 
-  /** {"spec", "kind", "packages", "numa_nodes", "cores", "pus",
+  /** {"spec", "kind", "packages", "numa_nodes", "cores", "pus", "core_type" ("Core" or "PU"),
       "levels": [{"type", "depth", "count", "arity_min", "arity_max"}],
       "core_package": [...], "core_numa": [...]} */
   nlohmann::json to_json() const;

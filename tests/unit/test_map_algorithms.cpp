@@ -210,6 +210,24 @@ TEST(Mapping, IntraNodeMappingKeepsHeavyGroupsOnOneSocket) {
   EXPECT_NE(openmpi_rankfile(p.machine, r.slot_of_process).find("rank 0=h1 slot="), std::string::npos);
 }
 
+// A node without Package objects (only NUMA nodes and groups) has no sockets to
+// cross: the metric is null, not a reassuring 0.
+TEST(Metrics, NoCrossSocketBytesWithoutPackages) {
+  test::TwoLevelFatTree fabric;
+  auto topo = std::make_shared<const topo::Topology>(fabric.topo);
+  for (const char *spec : {"numa:2 core:2 pu:1", "pack:2 core:2 pu:1"}) {
+    CommGraphBuilder b(4);
+    b.add(0, 3, 100);
+    topo::NodeTopology node = topo::NodeTopology::load(spec);
+    Problem p = problem_on(topo, {fabric.h1}, 4, b.build(), NodeLayout::from(node, 4));
+    Metrics m = evaluate(p, identity_placement(p));
+    if (node.num_packages() == 0)
+      EXPECT_LT(m.cross_socket_bytes, 0) << spec;
+    else
+      EXPECT_DOUBLE_EQ(m.cross_socket_bytes, 100) << spec;
+  }
+}
+
 TEST(Metrics, LinkLoadsFollowTheForwardingTables) {
   test::TwoLevelFatTree fabric;
   fabric.route_all_through_spine_b();

@@ -53,8 +53,9 @@ void print_summary(const topo::Topology &topo, const topo::Summary &s) {
 
 void print_node(const topo::NodeTopology &node) {
   std::printf("node:        %s (%s)\n", node.spec().empty() ? "live" : node.spec().c_str(), node.kind());
-  std::printf("packages:    %d\nnuma nodes:  %d\ncores:       %d\npus:         %d\nlevels:     ",
-              node.num_packages(), node.num_numa_nodes(), node.num_cores(), node.num_pus());
+  std::printf("packages:    %d\nnuma nodes:  %d\ncores:       %d%s\npus:         %d\nlevels:     ",
+              node.num_packages(), node.num_numa_nodes(), node.num_cores(),
+              node.pus_as_cores() ? " (no Core objects: the PUs stand for them)" : "", node.num_pus());
   for (const std::string &level : node.level_names()) std::printf(" %s", level.c_str());
   std::printf("\n");
 }
