@@ -31,7 +31,9 @@ done
 source "$root/scripts/ibsim_fabric.sh"
 # shellcheck source=canopy_services.sh
 source "$root/scripts/canopy_services.sh"
-step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+# Step titles in bold on a terminal only: a log file gets plain text.
+if [ -t 1 ] && [ "${TERM:-dumb}" != dumb ]; then bold=$'\033[1m' plain=$'\033[0m'; else bold='' plain=''; fi
+step() { printf '\n%s== %s%s\n' "$bold" "$*" "$plain"; }
 # Prints the command (arguments with spaces quoted, so that it can be pasted), then runs it.
 show() {
   local arg line='$'
@@ -91,6 +93,7 @@ generation=$(canopyd_snapshot)
 
 step "9. the cable at $leaf port $port breaks (ibsim); OpenSM re-routes; the collector and canopyd follow"
 show ibsim_unlink "$leaf" "$port"
+echo "(ibsim's 'ibwarn: ... routing failed' lines around here are expected: traps towards the broken port)"
 canopy_wait_until 60 "a new dump" canopy_dumps_above "$out/live" 1
 echo "OpenSM: $(grep -m1 'Received Generic Notice' "$IBSIM_WORKDIR/osm.log" | cut -d'>' -f2-)"
 echo "OpenSM: routed with $(ibsim_engine_used) now (ftree wants a complete fat tree), then:$(grep -- '-> SUBNET UP' "$IBSIM_WORKDIR/osm.log" | tail -n 1 | cut -d'>' -f2-)"

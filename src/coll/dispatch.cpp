@@ -265,7 +265,9 @@ Choice<Fn> choose(Collective coll, Hierarchy &h, size_t bytes, const char *force
 // algorithm, falling back to @p pmpi() for any failure before traffic starts (every rank
 // decides alike: the hierarchy is built collectively and the choice depends on it and the
 // arguments), then @p run(h, fn). Once traffic has started a failure cannot fall back (the
-// other ranks are inside Canopy's schedule), so it is reported as an MPI error.
+// other ranks are inside Canopy's schedule, waiting for this one), so it goes to the
+// communicator's error handler: MPI_ERRORS_ARE_FATAL (the default) aborts the job instead of
+// leaving it hung until its time limit; MPI_ERRORS_RETURN returns the code.
 template <class Fn, class Run, class Pmpi>
 int run_collective(Collective coll, MPI_Comm comm, size_t bytes, const char *forced, Run &&run, Pmpi &&pmpi) noexcept {
   const char *name = collective_name(coll);
@@ -286,6 +288,7 @@ int run_collective(Collective coll, MPI_Comm comm, size_t bytes, const char *for
     return MPI_SUCCESS;
   } catch (const std::exception &e) {
     CANOPY_LOG(Error, "%s %s failed: %s", name, choice.selection->algorithm.c_str(), e.what());
+    PMPI_Comm_call_errhandler(comm, MPI_ERR_OTHER);
     return MPI_ERR_OTHER;
   }
 }

@@ -181,6 +181,8 @@ int free_all_at_finalize(MPI_Comm, int, void *, void *) {
   g_finalizing = true;
   std::vector<MPI_Comm> cached = g_cached;
   for (MPI_Comm comm : cached) PMPI_Comm_delete_attr(comm, g_keyval);
+  PMPI_Comm_free_keyval(&g_keyval);  // MPI keeps a keyval until the attributes using it are gone
+  PMPI_Comm_free_keyval(&g_finalize_keyval);
   return MPI_SUCCESS;
 }
 

@@ -1,6 +1,7 @@
 """Shared helpers of the canopyd tests: a dump directory laid out the way
 canopy-collect writes it, a canopyd started on a free port of 127.0.0.1, and the
 protocol client of scripts/canopyd_client.py. Python 3 standard library only."""
+import atexit
 import json
 import os
 import resource
@@ -45,6 +46,16 @@ class DumpStore:
         os.rename(tmp, os.path.join(self.path, "current"))
 
 
+_running = set()  # canopyd processes not stopped yet: killed when the test exits, however it exits
+
+
+@atexit.register
+def _kill_running():
+    for process in list(_running):
+        process.kill()
+        process.wait()
+
+
 class Canopyd:
     """A canopyd process on 127.0.0.1 with a port it chose; stderr goes to a log file."""
 
@@ -57,7 +68,12 @@ class Canopyd:
         self.process = subprocess.Popen([os.path.join(bin_dir, "canopyd"), "--dump-dir", dump_dir,
                                          "--listen", "127.0.0.1:0"], stdout=subprocess.DEVNULL,
                                         stderr=self.log, env=env)
-        self.port = self._wait_for_port()
+        _running.add(self.process)
+        try:
+            self.port = self._wait_for_port()
+        except RuntimeError:
+            self.stop()
+            raise
 
     def _wait_for_port(self):
         deadline = time.monotonic() + 20
@@ -92,6 +108,7 @@ class Canopyd:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+        _running.discard(self.process)
         self.log.close()
         return self.process.returncode
 
