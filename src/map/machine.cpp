@@ -1,6 +1,7 @@
 #include "map/machine.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <unordered_map>
 
@@ -36,8 +37,21 @@ NodeLayout NodeLayout::from(const topo::NodeTopology &node, int slots_per_host) 
   if (slots_per_host > cores)
     throw Error(CANOPY_ERR_INVALID_ARG, std::to_string(slots_per_host) + " slots per host, but the node (" + node.spec() +
                                             ") has " + std::to_string(cores) + " cores");
+  std::vector<int> efficiency = node.core_efficiencies();
+  std::vector<int> levels = efficiency;
+  std::sort(levels.begin(), levels.end(), std::greater<>());
+  levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
   std::vector<int> slot_core;
-  for (int j = 0; j < slots_per_host; ++j) slot_core.push_back(static_cast<int>(static_cast<int64_t>(j) * cores / slots_per_host));
+  for (int level : levels) {
+    std::vector<int> kind;  // the cores at this efficiency, in core order
+    for (int c = 0; c < cores; ++c)
+      if (efficiency[static_cast<size_t>(c)] == level) kind.push_back(c);
+    auto wanted = static_cast<int64_t>(slots_per_host - static_cast<int>(slot_core.size()));
+    auto n = static_cast<int64_t>(kind.size());
+    for (int64_t j = 0; j < std::min(wanted, n); ++j)
+      slot_core.push_back(kind[static_cast<size_t>(wanted >= n ? j : j * n / wanted)]);
+  }
+  std::sort(slot_core.begin(), slot_core.end());
   return on_cores(node, std::move(slot_core));
 }
 

@@ -25,8 +25,11 @@ struct NodeLayout {
   std::vector<int> slot_package;  // package of each local slot (-1: no packages)
   std::vector<int> distance;      // slots x slots: levels up to the cores' common ancestor
 
-  /** Slots spread evenly over the node's cores (slot j on core j x cores / slots):
-      where Canopy chooses the binding, as in the rankfile `canopy map` writes. */
+  /** Slots on the node's most efficient cores first (hwloc's CPU kinds: the performance
+      cores of a hybrid processor before its efficiency cores), spread evenly over the cores
+      of the last kind they need (slot j on the kind's core j x cores / slots); on a node of
+      one kind, slot j on core j x cores / slots. Where Canopy chooses the binding, as in the
+      rankfile `canopy map` writes. */
   static NodeLayout from(const topo::NodeTopology &node, int slots_per_host);
   /** Slot j on core @p slot_core[j] (logical indexes): where the ranks already sit.
       Error(INVALID_ARG) for a core that does not exist or two slots on one core. */

@@ -222,6 +222,44 @@ int NodeTopology::bound_core() const {
   return core ? static_cast<int>(core->logical_index) : -1;
 }
 
+std::vector<CoreKind> NodeTopology::core_kinds() const {
+  int count = hwloc_cpukinds_get_nr(topology_, 0);
+  std::vector<CoreKind> kinds(static_cast<size_t>(std::max(count, 0)));
+  std::vector<int> kind_of_pu;  // PU os index -> kind
+  bool ranked = true;
+  hwloc_bitmap_t set = hwloc_bitmap_alloc();
+  if (!set) throw Error(CANOPY_ERR_NO_MEMORY, "hwloc_bitmap_alloc failed");
+  for (int k = 0; k < count; ++k) {
+    unsigned nr_infos = 0;
+    hwloc_info_s *infos = nullptr;
+    CoreKind &kind = kinds[static_cast<size_t>(k)];
+    if (hwloc_cpukinds_get_info(topology_, static_cast<unsigned>(k), set, &kind.efficiency, &nr_infos, &infos, 0) < 0) continue;
+    ranked = ranked && kind.efficiency >= 0;
+    for (unsigned i = 0; i < nr_infos; ++i)
+      if (std::strcmp(infos[i].name, "CoreType") == 0) kind.core_type = infos[i].value;
+    for (int pu = hwloc_bitmap_first(set); pu >= 0; pu = hwloc_bitmap_next(set, pu)) {
+      if (static_cast<size_t>(pu) >= kind_of_pu.size()) kind_of_pu.resize(static_cast<size_t>(pu) + 1, -1);
+      kind_of_pu[static_cast<size_t>(pu)] = k;
+    }
+  }
+  hwloc_bitmap_free(set);
+  for (int c = 0; c < num_cores(); ++c) {
+    int pu = hwloc_bitmap_first(core_object(topology_, c)->cpuset);
+    if (pu >= 0 && static_cast<size_t>(pu) < kind_of_pu.size() && kind_of_pu[static_cast<size_t>(pu)] >= 0)
+      kinds[static_cast<size_t>(kind_of_pu[static_cast<size_t>(pu)])].cores.push_back(c);
+  }
+  if (!ranked)
+    for (CoreKind &kind : kinds) kind.efficiency = 0;
+  return kinds;
+}
+
+std::vector<int> NodeTopology::core_efficiencies() const {
+  std::vector<int> out(static_cast<size_t>(num_cores()), 0);
+  for (const CoreKind &kind : core_kinds())
+    for (int c : kind.cores) out[static_cast<size_t>(c)] = kind.efficiency;
+  return out;
+}
+
 std::vector<int> NodeTopology::core_packages() const {
   std::vector<int> out;
   for (int c = 0; c < num_cores(); ++c) out.push_back(core_package(c));
@@ -251,10 +289,14 @@ nlohmann::json NodeTopology::to_json() const {
                       {"arity_min", count ? lo : 0},
                       {"arity_max", hi}});
   }
+  nlohmann::json kinds = nlohmann::json::array();
+  for (const CoreKind &kind : core_kinds())
+    kinds.push_back({{"efficiency", kind.efficiency}, {"core_type", kind.core_type}, {"cores", kind.cores}});
   return {{"spec", spec_},           {"kind", kind()},          {"packages", num_packages()},
           {"numa_nodes", num_numa_nodes()}, {"cores", num_cores()}, {"pus", num_pus()},
           {"core_type", pus_as_cores() ? "PU" : "Core"},
-          {"levels", levels},        {"core_package", core_packages()}, {"core_numa", core_numa_nodes()}};
+          {"levels", levels},        {"core_package", core_packages()}, {"core_numa", core_numa_nodes()},
+          {"core_kinds", kinds}};
 }
 
 }  // namespace canopy::topo

@@ -13,6 +13,16 @@ struct hwloc_obj;       // and hwloc_obj_t a pointer to this
 
 namespace canopy::topo {
 
+/** One of hwloc's CPU kinds: the performance or the efficiency cores of a hybrid processor. */
+struct CoreKind {
+  /** hwloc's ranking: higher is more performant; 0 for every kind when hwloc cannot rank them. */
+  int efficiency = 0;
+  /** hwloc's CoreType info ("IntelCore", "IntelAtom"), "" when it has none. */
+  std::string core_type;
+  /** The cores of this kind (logical indexes; a core counts where its first PU does). */
+  std::vector<int> cores;
+};
+
 class NodeTopology {
  public:
   /** "" or "live": this machine; a path ending in ".xml": an hwloc XML export;
@@ -61,13 +71,19 @@ class NodeTopology {
       meaningful for the "live" topology); -1 when unbound, bound to more than one
       core, or the binding cannot be read. */
   int bound_core() const;
+  /** hwloc's CPU kinds, the least efficient first; empty when hwloc reports none (synthetic
+      descriptions; XML exports without cpukind elements). */
+  std::vector<CoreKind> core_kinds() const;
+  /** Each core's CoreKind::efficiency, in core order (0 for a core of no kind). */
+  std::vector<int> core_efficiencies() const;
   /** core_package / core_numa for every core, in core order. */
   std::vector<int> core_packages() const;
   std::vector<int> core_numa_nodes() const;
 
   /** {"spec", "kind", "packages", "numa_nodes", "cores", "pus", "core_type" ("Core" or "PU"),
       "levels": [{"type", "depth", "count", "arity_min", "arity_max"}],
-      "core_package": [...], "core_numa": [...]} */
+      "core_package": [...], "core_numa": [...],
+      "core_kinds": [{"efficiency", "core_type", "cores"}]} */
   nlohmann::json to_json() const;
 
  private:

@@ -531,6 +531,24 @@ def test_non_utf8_paths_in_the_report():
           report.get("node_topology", "").endswith("node\ufffd.xml") and os.path.exists(perm), (r.stderr, report))
 
 
+def test_hybrid_node():
+    # A hybrid processor (CPU kinds added to an XML export by hwloc-annotate, as lstopo exports an
+    # Alder Lake's): the rankfile binds 2 slots per host to the performance cores 4-7, spread.
+    base, xml = os.path.join(TMP, "plain.xml"), os.path.join(TMP, "hybrid.xml")
+    subprocess.run(["lstopo-no-graphics", "-i", "pack:1 core:8 pu:1", "--of", "xml", base], check=True,
+                   capture_output=True)
+    for source, cpus, efficiency, kind in ((base, "0x0f", "0", "IntelAtom"), (xml, "0xf0", "1", "IntelCore")):
+        subprocess.run(["hwloc-annotate", source, xml, "--", "none", "--", "cpukind", cpus, efficiency, "0",
+                        "CoreType", kind], check=True, capture_output=True)
+    rankfile = os.path.join(TMP, "hybrid.rankfile")
+    graph = write("chain16.edges", "".join(f"{i} {i + 1} 100\n" for i in range(15)))
+    r = canopy("--graph", graph, "--fabric", TORUS, "--hosts", TORUS_HOSTS, "--ppn", "2", "--node-topology", xml,
+               "--rankfile", rankfile)
+    cores = re.findall(r" slot=(\d+)$", open(rankfile).read(), re.M) if r.returncode == 0 else []
+    check("a hybrid node's slots on its performance cores", len(cores) == 16 and set(cores) == {"4", "6"},
+          (r.stderr, cores))
+
+
 def on_terminal(*args, env):
     return run_on_terminal([os.path.join(BIN, "canopy"), "map", *args], env)
 
@@ -566,7 +584,7 @@ for test in (test_help, test_all_algorithms_and_outputs, test_group_steps, test_
              test_errors, test_slots_from_the_host_file, test_rankfile_launches_with_mpirun,
              test_machinefile_places_ranks_with_hydra, test_heatmap, test_heatmap_large_job_is_binned, test_draw_load,
              test_picture_errors, test_outputs_that_are_not_plain_files, test_non_utf8_paths_in_the_report,
-             test_progress):
+             test_hybrid_node, test_progress):
     test()
 shutil.rmtree(TMP, ignore_errors=True)
 print(f"{len(failures)} failure(s)")

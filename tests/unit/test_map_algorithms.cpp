@@ -3,6 +3,7 @@
 // algorithm gives a one-to-one placement, refinement never loses to identity or
 // block) on random graphs and allocations with fixed seeds.
 #include <gtest/gtest.h>
+#include <hwloc.h>
 
 #include <algorithm>
 #include <limits>
@@ -324,6 +325,45 @@ TEST(Mapping, ErrorsAreClear) {
   EXPECT_THROW(map_processes(q, {"nosuch"}), Error);
   EXPECT_THROW(map_processes(q, {"rb"}), Error);  // no coordinates on a fat tree
   EXPECT_THROW(NodeLayout::from(topo::NodeTopology::load("pack:1 core:2 pu:1"), 4), Error);
+}
+
+// A hybrid processor as hwloc exports it (an Alder Lake's shape: 4 performance cores, 8
+// efficiency cores, in CPU kinds): slots go to the performance cores first, spread over them,
+// and only the slots beyond them to the efficiency cores, spread over those.
+TEST(NodeLayout, PerformanceCoresFirstOnAHybridNode) {
+  hwloc_topology_t source;
+  ASSERT_EQ(hwloc_topology_init(&source), 0);
+  ASSERT_EQ(hwloc_topology_set_synthetic(source, "pack:1 core:12 pu:1"), 0);
+  ASSERT_EQ(hwloc_topology_load(source), 0);
+  auto add_kind = [&](const char *cpus, int efficiency, const char *type) {
+    hwloc_bitmap_t set = hwloc_bitmap_alloc();
+    hwloc_bitmap_list_sscanf(set, cpus);
+    hwloc_info_s info{const_cast<char *>("CoreType"), const_cast<char *>(type)};
+    EXPECT_EQ(hwloc_cpukinds_register(source, set, efficiency, 1, &info, 0), 0);
+    hwloc_bitmap_free(set);
+  };
+  add_kind("4-11", 0, "IntelAtom");
+  add_kind("0-3", 1, "IntelCore");
+  std::string path = ::testing::TempDir() + "canopy_hybrid.xml";
+  ASSERT_EQ(hwloc_topology_export_xml(source, path.c_str(), 0), 0);
+  hwloc_topology_destroy(source);
+
+  topo::NodeTopology node = topo::NodeTopology::load(path);
+  std::vector<topo::CoreKind> kinds = node.core_kinds();
+  ASSERT_EQ(kinds.size(), 2u);
+  EXPECT_EQ(kinds[1].core_type, "IntelCore");
+  EXPECT_EQ(kinds[1].cores, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_LT(kinds[0].efficiency, kinds[1].efficiency);
+  EXPECT_EQ(node.to_json()["core_kinds"][0]["core_type"], "IntelAtom");
+  EXPECT_EQ(NodeLayout::from(node, 2).slot_core, (std::vector<int>{0, 2}));
+  EXPECT_EQ(NodeLayout::from(node, 4).slot_core, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(NodeLayout::from(node, 6).slot_core, (std::vector<int>{0, 1, 2, 3, 4, 8}));
+  EXPECT_EQ(NodeLayout::from(node, 12).slot_core.size(), 12u);
+  // The same shape without kinds: one spread over every core.
+  topo::NodeTopology plain = topo::NodeTopology::load("pack:1 core:12 pu:1");
+  EXPECT_TRUE(plain.core_kinds().empty());
+  EXPECT_EQ(NodeLayout::from(plain, 2).slot_core, (std::vector<int>{0, 6}));
+  EXPECT_EQ(NodeLayout::from(plain, 6).slot_core, (std::vector<int>{0, 2, 4, 6, 8, 10}));
 }
 
 TEST(Allocation, SlotsPerHostFromTheHostFileOrAsked) {

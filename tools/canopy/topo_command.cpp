@@ -58,6 +58,14 @@ void print_node(const topo::NodeTopology &node) {
               node.pus_as_cores() ? " (no Core objects: the PUs stand for them)" : "", node.num_pus());
   for (const std::string &level : node.level_names()) std::printf(" %s", level.c_str());
   std::printf("\n");
+  std::vector<topo::CoreKind> kinds = node.core_kinds();
+  if (kinds.size() < 2) return;
+  const char *separator = "cpu kinds:   ";  // the most efficient first, as canopy map fills them
+  for (auto k = kinds.rbegin(); k != kinds.rend(); ++k, separator = ", ") {
+    std::string type = k->core_type.empty() ? "" : " (" + k->core_type + ")";
+    std::printf("%s%zu cores of efficiency %d%s", separator, k->cores.size(), k->efficiency, type.c_str());
+  }
+  std::printf("\n");
 }
 
 int run_node(const TopoOptions &o) {
