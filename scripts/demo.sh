@@ -93,7 +93,7 @@ generation=$(canopyd_snapshot)
 
 step "9. the cable at $leaf port $port breaks (ibsim); OpenSM re-routes; the collector and canopyd follow"
 show ibsim_unlink "$leaf" "$port"
-echo "(ibsim's 'ibwarn: ... routing failed' lines around here are expected: traps towards the broken port)"
+echo "(ibsim's 'ibwarn: ... routing failed' and 'trap repress' lines around here are expected: the switches' traps about the broken cable, sent while the fabric re-routes)"
 canopy_wait_until 60 "a new dump" canopy_dumps_above "$out/live" 1
 echo "OpenSM: $(grep -m1 'Received Generic Notice' "$IBSIM_WORKDIR/osm.log" | cut -d'>' -f2-)"
 echo "OpenSM: routed with $(ibsim_engine_used) now (ftree wants a complete fat tree), then:$(grep -- '-> SUBNET UP' "$IBSIM_WORKDIR/osm.log" | tail -n 1 | cut -d'>' -f2-)"
