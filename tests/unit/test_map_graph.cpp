@@ -229,6 +229,24 @@ TEST(Partition, ExactSizesAndRepair) {
   EXPECT_THROW(partition_exact(g, {4, 3}, 1), Error);
 }
 
+// The free slots of an allocation far larger than the job are isolated vertices:
+// they cut nothing wherever they go. METIS restarts its first bisection in every
+// component it has not reached, quadratic in them (600,000 vertices took minutes
+// in canopy map), so it sees only the communicating vertices and the isolated ones
+// fill the room left.
+TEST(Partition, MostlyIsolatedVerticesFillTheRoomLeft) {
+  const int n = 400000;
+  CommGraphBuilder b(n);
+  for (int i = 0; i < 5; ++i) b.add(i * 1000, (i + 1) * 1000, 100);  // a chain of 6 across the numbering
+  CommGraph g = b.build();
+  for (const std::vector<int> &sizes : {std::vector<int>{n / 2, n / 2}, std::vector<int>{n / 4, n / 4, n / 2}}) {
+    std::vector<int> part = partition_exact(g, sizes, 1);
+    for (size_t p = 0; p < sizes.size(); ++p)
+      EXPECT_EQ(std::count(part.begin(), part.end(), static_cast<int>(p)), sizes[p]) << sizes.size() << " parts";
+    EXPECT_DOUBLE_EQ(edge_cut(g, part), 0) << sizes.size() << " parts";  // the chain fits in any part
+  }
+}
+
 TEST(Partition, SidesChooseWhichPartsShareTheFirstBisection) {
   // Two cliques of 8 and four parts of 4: the first bisection separates the cliques, so the
   // parts on one side share a clique. In halves of the part list: parts 0 and 1, 2 and 3;
