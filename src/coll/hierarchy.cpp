@@ -92,28 +92,29 @@ void build_node_maps(Hierarchy &h) {
   h.max_ranks_per_node = *std::max_element(h.node_size_of.begin(), h.node_size_of.end());
 }
 
-int my_socket(const std::string &layout, int node_rank, int node_size) {
-  if (!layout.empty())
-    return synthetic_sockets(layout, node_size).at(static_cast<size_t>(node_rank));
+int my_domain(const CollConfig &c, int node_rank, int node_size) {
+  if (!c.node_layout.empty())
+    return synthetic_domains(c.node_layout, node_size, c.leader_domain).at(static_cast<size_t>(node_rank));
   // Loading the live topology costs milliseconds: once per process.
-  static const int bound = [] {
+  static const std::pair<int, int> bound = [] {  // package, NUMA node
     try {
-      return topo::NodeTopology::load("live").bound_package();
+      topo::NodeTopology live = topo::NodeTopology::load("live");
+      return std::pair{live.bound_package(), live.bound_numa()};
     } catch (const Error &e) {
-      CANOPY_LOG(Warn, "collectives: cannot read the CPU binding (%s); one socket assumed", e.what());
-      return -1;
+      CANOPY_LOG(Warn, "collectives: cannot read the CPU binding (%s); one domain assumed", e.what());
+      return std::pair{-1, -1};
     }
   }();
-  return bound;
+  return c.leader_domain == LeaderDomain::Numa ? bound.second : bound.first;
 }
 
 // Every rank's group and group rank, as split_groups' splits number them: a group's ranks in
 // node-rank order, the groups by their leaders' communicator ranks.
 void build_groups(Hierarchy &h) {
-  h.socket = my_socket(h.config.node_layout, h.node_rank, h.node_size);
-  std::vector<int> sockets(h.node_size);
-  check_mpi(PMPI_Allgather(&h.socket, 1, MPI_INT, sockets.data(), 1, MPI_INT, h.node), "MPI_Allgather");
-  std::vector<int> groups = leader_groups(sockets, h.config.leaders_per_node);
+  h.domain = my_domain(h.config, h.node_rank, h.node_size);
+  std::vector<int> domains(h.node_size);
+  check_mpi(PMPI_Allgather(&h.domain, 1, MPI_INT, domains.data(), 1, MPI_INT, h.node), "MPI_Allgather");
+  std::vector<int> groups = leader_groups(domains, h.config.leaders_per_node);
   h.group_index = groups[h.node_rank];
   h.groups_per_node = *std::max_element(groups.begin(), groups.end()) + 1;
   h.group_rank = static_cast<int>(std::count(groups.begin(), groups.begin() + h.node_rank, h.group_index));

@@ -46,7 +46,7 @@ struct Hierarchy {
   std::vector<int> node_leader;      // node index -> communicator rank of its leader
   std::vector<int> node_size_of;     // node index -> ranks on it
 
-  int socket = -1;                   // package of this rank (-1: unknown)
+  int domain = -1;                   // package or NUMA node of this rank (coll_leader_domain; -1: unknown)
   MPI_Comm group = MPI_COMM_NULL;          // MPI_COMM_NULL until split_groups()
   int group_index = 0, group_rank = 0, groups_per_node = 1;
   MPI_Comm group_leaders = MPI_COMM_NULL;  // after split_groups(): on group leaders where there are several groups

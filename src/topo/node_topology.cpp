@@ -222,6 +222,19 @@ int NodeTopology::bound_core() const {
   return core ? static_cast<int>(core->logical_index) : -1;
 }
 
+int NodeTopology::bound_numa() const {
+  hwloc_bitmap_t cpus = hwloc_bitmap_alloc(), nodes = hwloc_bitmap_alloc();
+  int numa = -1;
+  if (cpus && nodes && hwloc_get_cpubind(topology_, cpus, HWLOC_CPUBIND_PROCESS) == 0 && !hwloc_bitmap_iszero(cpus) &&
+      hwloc_cpuset_to_nodeset(topology_, cpus, nodes) == 0 && hwloc_bitmap_weight(nodes) == 1) {
+    hwloc_obj_t node = hwloc_get_numanode_obj_by_os_index(topology_, static_cast<unsigned>(hwloc_bitmap_first(nodes)));
+    numa = node ? static_cast<int>(node->logical_index) : -1;
+  }
+  hwloc_bitmap_free(cpus);
+  hwloc_bitmap_free(nodes);
+  return numa;
+}
+
 std::vector<CoreKind> NodeTopology::core_kinds() const {
   int count = hwloc_cpukinds_get_nr(topology_, 0);
   std::vector<CoreKind> kinds(static_cast<size_t>(std::max(count, 0)));

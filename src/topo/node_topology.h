@@ -71,6 +71,10 @@ class NodeTopology {
       meaningful for the "live" topology); -1 when unbound, bound to more than one
       core, or the binding cannot be read. */
   int bound_core() const;
+  /** Logical index of the NUMA node local to every PU this process is bound to (only
+      meaningful for the "live" topology); -1 when unbound on a machine of several NUMA
+      nodes, bound across them, or the binding cannot be read. */
+  int bound_numa() const;
   /** hwloc's CPU kinds, the least efficient first; empty when hwloc reports none (synthetic
       descriptions; XML exports without cpukind elements). */
   std::vector<CoreKind> core_kinds() const;

@@ -63,16 +63,23 @@ class ScopedEnv {
 };
 
 // Leader-group shapes beyond the default (one group per socket; one group when unbound, as in
-// these tests): N groups per node, uneven with the uneven and cyclic host layouts, and groups
-// of synthetic two-socket nodes, one per socket (uneven once a node has 4 or 5 ranks) or three
-// over two sockets (one group spans both).
+// these tests): N groups per node, uneven with the uneven and cyclic host layouts, groups of
+// synthetic two-socket nodes, one per socket (uneven once a node has 4 or 5 ranks) or three
+// over two sockets (one group spans both), and a one-socket node of two NUMA nodes, grouped
+// by NUMA node (as the two sockets) or by package (one group).
 struct GroupShape {
   int leaders;
-  const char *node_layout;
+  const char *node_layout, *domain;
+  int domains;  // on the node layout, 3 cores each
   /** Groups on a node of @p ranks ranks (local rank i on core i, wrapping around). */
-  int groups(int ranks) const { return leaders > 0 ? std::min(leaders, ranks) : std::min(2, (ranks + 2) / 3); }
+  int groups(int ranks) const { return leaders > 0 ? std::min(leaders, ranks) : std::min(domains, (ranks + 2) / 3); }
 };
-const GroupShape kGroupShapes[] = {{2, ""}, {3, ""}, {0, "pack:2 core:3 pu:1"}, {3, "pack:2 core:2 pu:1"}};
+const GroupShape kGroupShapes[] = {{2, "", "package", 1},
+                                   {3, "", "package", 1},
+                                   {0, "pack:2 core:3 pu:1", "package", 2},
+                                   {3, "pack:2 core:2 pu:1", "package", 2},
+                                   {0, "pack:1 numa:2 core:3 pu:1", "numa", 2},
+                                   {0, "pack:1 numa:2 core:3 pu:1", "package", 1}};
 
 // The shape reached the hierarchy: as many groups as the shape cuts the nodes into.
 void check_groups(Context &ctx, MPI_Comm comm, const GroupShape &shape) {
@@ -89,10 +96,11 @@ void test_multi_leader_shapes(Context &ctx, MPI_Comm comm) {
   for (const GroupShape &shape : kGroupShapes) {
     ScopedEnv leaders("CANOPY_COLL_LEADERS_PER_NODE", std::to_string(shape.leaders).c_str());
     ScopedEnv layout("CANOPY_COLL_NODE_LAYOUT", shape.node_layout);
+    ScopedEnv domain("CANOPY_COLL_LEADER_DOMAIN", shape.domain);
     MPI_Comm shaped;  // a fresh communicator: parameters are read when its hierarchy is built
     MPI_Comm_dup(comm, &shaped);
     std::string saved = ctx.layout;
-    ctx.layout += " leaders=" + std::to_string(shape.leaders) + " node_layout=" + shape.node_layout;
+    ctx.layout += " leaders=" + std::to_string(shape.leaders) + " node_layout=" + shape.node_layout + " domain=" + shape.domain;
     check_groups(ctx, shaped, shape);
     for (const char *alg : {"multi_leader_p2p", "multi_leader_shm"})
       for (int count : {1, 7, 4099}) test_allgather_case(ctx, shaped, alg, ctx.types[count % 4], count, count == 7);

@@ -276,10 +276,14 @@ TEST(CollLayout, HostMapExpandsCountsAndReportsLines) {
   EXPECT_NE(error_of("# nothing\n").find("no host"), std::string::npos);
 }
 
-TEST(CollLayout, SyntheticSocketsWrapAroundTheCores) {
-  EXPECT_EQ(synthetic_sockets("pack:2 core:2 pu:1", 6), (std::vector<int>{0, 0, 1, 1, 0, 0}));
-  EXPECT_EQ(synthetic_sockets("core:4 pu:2", 3), (std::vector<int>{0, 0, 0}));
-  EXPECT_THROW(synthetic_sockets("bogus:2", 2), Error);
+TEST(CollLayout, SyntheticDomainsWrapAroundTheCores) {
+  EXPECT_EQ(synthetic_domains("pack:2 core:2 pu:1", 6, LeaderDomain::Package), (std::vector<int>{0, 0, 1, 1, 0, 0}));
+  EXPECT_EQ(synthetic_domains("core:4 pu:2", 3, LeaderDomain::Package), (std::vector<int>{0, 0, 0}));
+  EXPECT_THROW(synthetic_domains("bogus:2", 2, LeaderDomain::Package), Error);
+  // Two packages of two NUMA nodes each (AMD NPS2): four domains by NUMA node, two by package.
+  const char *nps2 = "pack:2 numa:2 core:2 pu:1";
+  EXPECT_EQ(synthetic_domains(nps2, 8, LeaderDomain::Numa), (std::vector<int>{0, 0, 1, 1, 2, 2, 3, 3}));
+  EXPECT_EQ(synthetic_domains(nps2, 8, LeaderDomain::Package), (std::vector<int>{0, 0, 0, 0, 1, 1, 1, 1}));
 }
 
 TEST(CollLayout, LeaderGroupsPerSocketOrByCount) {
@@ -309,7 +313,17 @@ TEST(CollSelection, AllgatherFollowsTheMultiLeaderTable) {
 TEST(CollConfig, MultiLeaderParameters) {
   CollConfig defaults = CollConfig::from_params();
   EXPECT_EQ(defaults.leaders_per_node, 0);  // one leader per socket
+  EXPECT_EQ(defaults.leader_domain, LeaderDomain::Package);
   EXPECT_EQ(defaults.allgather_intra, GroupAggregation::RecursiveDoubling);
+  {
+    EnvGuard env("CANOPY_COLL_LEADER_DOMAIN", "numa");
+    EXPECT_EQ(CollConfig::from_params().leader_domain, LeaderDomain::Numa);
+  }
+  {
+    EnvGuard env("CANOPY_COLL_LEADER_DOMAIN", "socket");
+    EXPECT_NE(config_error().find("CANOPY_COLL_LEADER_DOMAIN: 'socket' is not package or numa"), std::string::npos)
+        << config_error();
+  }
   {
     EnvGuard env("CANOPY_COLL_ALLGATHER_INTRA_ALGORITHM", "gather");
     EXPECT_EQ(CollConfig::from_params().allgather_intra, GroupAggregation::Gather);

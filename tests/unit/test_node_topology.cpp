@@ -161,7 +161,8 @@ TEST(NodeTopology, InvalidInputs) {
   EXPECT_NE(message.find(bad), std::string::npos);
 }
 
-// The core under this process's binding (what MPI task mapping gathers from every rank).
+// The core under this process's binding (what MPI task mapping gathers from every rank), and
+// its NUMA node (the collectives' leader groups with coll_leader_domain=numa).
 TEST(NodeTopology, BoundCoreFollowsTheBinding) {
   cpu_set_t saved;
   ASSERT_EQ(sched_getaffinity(0, sizeof saved, &saved), 0);
@@ -177,10 +178,12 @@ TEST(NodeTopology, BoundCoreFollowsTheBinding) {
   };
   NodeTopology live = NodeTopology::load("live");
   ASSERT_TRUE(bind_to(cpus.front()));
-  int first = live.bound_core();
+  int first = live.bound_core(), first_numa = live.bound_numa();
   ASSERT_TRUE(bind_to(cpus.back()));
-  int last = live.bound_core();
+  int last = live.bound_core(), last_numa = live.bound_numa();
   ASSERT_EQ(sched_setaffinity(0, sizeof saved, &saved), 0);
+  EXPECT_EQ(first_numa, live.core_numa(first));
+  EXPECT_EQ(last_numa, live.core_numa(last));
   EXPECT_GE(first, 0);
   EXPECT_LT(last, live.num_cores());
   if (cpus.size() > 1 && live.num_cores() == live.num_pus()) {  // one PU per core: two CPUs, two cores

@@ -25,12 +25,12 @@ const std::vector<AlgorithmInfo> kCatalog = with_library({
     {Collective::Allgather, "leader", "single leader per node: gather on the node, allgather between leaders, node Bcast",
      {"coll_allgather_inter_algorithm", "coll_bcast_intra_algorithm", "coll_shm_buffer_bytes", "coll_shm_buffers"}},
     {Collective::Allgather, "multi_leader_p2p",
-     "leader per group (socket): p2p aggregation, allgather between group leaders, each group gets only what it lacks",
-     {"coll_leaders_per_node", "coll_node_layout", "coll_allgather_intra_algorithm", "coll_allgather_inter_algorithm"}},
+     "leader per group (socket, or NUMA node with coll_leader_domain=numa): p2p aggregation, allgather between group leaders, each group gets only what it lacks",
+     {"coll_leaders_per_node", "coll_leader_domain", "coll_node_layout", "coll_allgather_intra_algorithm", "coll_allgather_inter_algorithm"}},
     {Collective::Allgather, "multi_leader_shm",
-     "leader per group (socket): aggregation (small blocks through per-rank cells) and distribution through the group's "
+     "leader per group (socket, or NUMA node with coll_leader_domain=numa): aggregation (small blocks through per-rank cells) and distribution through the group's "
      "shared segment, leaders exchange",
-     {"coll_leaders_per_node", "coll_node_layout", "coll_allgather_inter_algorithm", "coll_shm_mode",
+     {"coll_leaders_per_node", "coll_leader_domain", "coll_node_layout", "coll_allgather_inter_algorithm", "coll_shm_mode",
       "coll_shm_buffer_bytes", "coll_shm_buffers", "coll_shm_spins", "coll_shm_cell_bytes"}},
     {Collective::Barrier, "dissemination", "ceil(log p) rounds of zero-byte messages at distance 2^k", {}},
     {Collective::Barrier, "shm",

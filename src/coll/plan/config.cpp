@@ -15,6 +15,12 @@ ShmBcastMode parse_shm_mode(const std::string &mode) {
               param_env_name("coll_shm_mode") + ": '" + mode + "' is not one_stage or pipelined");
 }
 
+LeaderDomain parse_leader_domain(const std::string &name) {
+  if (name == "package") return LeaderDomain::Package;
+  if (name == "numa") return LeaderDomain::Numa;
+  throw Error(CANOPY_ERR_INVALID_ARG, param_env_name("coll_leader_domain") + ": '" + name + "' is not package or numa");
+}
+
 GroupAggregation parse_group_aggregation(const std::string &name) {
   if (name == "recursive_doubling") return GroupAggregation::RecursiveDoubling;
   if (name == "ring") return GroupAggregation::Ring;
@@ -48,6 +54,7 @@ CollConfig CollConfig::from_params() {
   c.hostmap = param_string("hostmap");
   c.node_layout = param_string("coll_node_layout");
   c.leaders_per_node = static_cast<int>(param_int("coll_leaders_per_node"));
+  c.leader_domain = parse_leader_domain(param_string("coll_leader_domain"));
 
   c.shm_mode = parse_shm_mode(param_string("coll_shm_mode"));
   c.shm_buffer_bytes = static_cast<size_t>(param_int("coll_shm_buffer_bytes"));

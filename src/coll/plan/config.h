@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "coll/plan/layout.h"
 #include "coll/plan/selection.h"
 
 namespace canopy::coll {
@@ -26,6 +27,7 @@ struct CollConfig {
   // Hierarchy.
   std::string hostmap, node_layout;
   int leaders_per_node = 0;
+  LeaderDomain leader_domain = LeaderDomain::Package;
 
   // Shared-memory layer.
   ShmBcastMode shm_mode = ShmBcastMode::Pipelined;

@@ -47,25 +47,25 @@ std::vector<std::string> parse_hostmap(const std::string &text, const std::strin
 
 std::vector<std::string> load_hostmap(const std::string &path) { return parse_hostmap(read_file(path), path); }
 
-std::vector<int> synthetic_sockets(const std::string &spec, int local_ranks) {
+std::vector<int> synthetic_domains(const std::string &spec, int local_ranks, LeaderDomain domain) {
   topo::NodeTopology node = topo::NodeTopology::load(spec);
-  std::vector<int> packages = node.core_packages();
-  std::vector<int> sockets(static_cast<size_t>(std::max(local_ranks, 0)), 0);
-  if (packages.empty()) return sockets;
-  for (size_t i = 0; i < sockets.size(); ++i) sockets[i] = std::max(packages[i % packages.size()], 0);
-  return sockets;
+  std::vector<int> of_core = domain == LeaderDomain::Numa ? node.core_numa_nodes() : node.core_packages();
+  std::vector<int> domains(static_cast<size_t>(std::max(local_ranks, 0)), 0);
+  if (of_core.empty()) return domains;
+  for (size_t i = 0; i < domains.size(); ++i) domains[i] = std::max(of_core[i % of_core.size()], 0);
+  return domains;
 }
 
-std::vector<int> leader_groups(const std::vector<int> &sockets, int leaders_per_node) {
-  size_t n = sockets.size();
+std::vector<int> leader_groups(const std::vector<int> &domains, int leaders_per_node) {
+  size_t n = domains.size();
   std::vector<size_t> order(n);
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return sockets[a] < sockets[b]; });
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return domains[a] < domains[b]; });
   std::vector<int> group(n, 0);
-  if (leaders_per_node <= 0) {  // one group per distinct socket, numbered in socket order
+  if (leaders_per_node <= 0) {  // one group per distinct domain, numbered in domain order
     std::map<int, int> dense;
-    for (size_t i : order) dense.emplace(sockets[i], static_cast<int>(dense.size()));
-    for (size_t i = 0; i < n; ++i) group[i] = dense[sockets[i]];
+    for (size_t i : order) dense.emplace(domains[i], static_cast<int>(dense.size()));
+    for (size_t i = 0; i < n; ++i) group[i] = dense[domains[i]];
     return group;
   }
   size_t groups = std::min(n, static_cast<size_t>(leaders_per_node));
