@@ -5,15 +5,17 @@ FUZZ_BUILD ?= build-fuzz
 JOBS ?= $(shell nproc)
 FUZZ_SECONDS ?= 10
 
-.PHONY: all setup build test unit e2e fuzz demo bench clean
+.PHONY: all setup configure build test unit e2e fuzz demo bench clean
 
 all: build
 
 setup:
 	bash scripts/setup.sh
 
-build:
+configure:
 	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+
+build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
 test: setup build
@@ -29,7 +31,9 @@ fuzz:
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_targets
 	FUZZ_SECONDS=$(FUZZ_SECONDS) bash tests/fuzz/run.sh $(FUZZ_BUILD)/bin
 
-demo: setup build
+# The demo builds only the tools it runs (demo_tools), not the test suite.
+demo: setup configure
+	cmake --build $(BUILD) -j $(JOBS) --target demo_tools
 	bash scripts/demo.sh $(BUILD)
 
 bench: build
