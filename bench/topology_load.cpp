@@ -57,7 +57,7 @@ int main(int argc, char **argv) {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   std::printf("source: %s\nhosts %d, switches %d, links %d, forwarding tables %d, problems %zu\n", argv[1],
-              summary.hosts, summary.switches, summary.links, summary.forwarding_tables, summary.forwarding_problems);
+              summary.hosts, summary.switches, summary.links, summary.forwarding_tables, summary.forwarding.problems);
   report("load (parse+finalize)", load_times);
   report("summary (LFT check)", summary_times);
   std::printf("peak RSS %.1f MiB\n", static_cast<double>(usage.ru_maxrss) / 1024.0);

@@ -180,9 +180,9 @@ RouteMethod RouteFinder::method() const { return route_method(topo_); }
 
 Route find_route(const Topology &topo, int host_a, int host_b) { return RouteFinder(topo, host_a).to(host_b); }
 
-std::vector<ForwardingProblem> check_forwarding_tables(const Topology &topo, size_t max_reports) {
-  std::vector<ForwardingProblem> problems;
-  if (!topo.has_forwarding_tables()) return problems;
+ForwardingCheck check_forwarding_tables(const Topology &topo, size_t max_reports) {
+  ForwardingCheck check;
+  if (!topo.has_forwarding_tables()) return check;
   enum : uint8_t { Unknown, OnPath, Reaches, Fails };
   std::vector<uint8_t> state(topo.nodes().size());
   std::vector<int> path;
@@ -198,7 +198,8 @@ std::vector<ForwardingProblem> check_forwarding_tables(const Topology &topo, siz
       uint8_t fate = Unknown;
       int previous = -1;
       auto report = [&](int at, std::string what) {
-        if (problems.size() < max_reports) problems.push_back({at, lid, std::move(what)});
+        if (check.first.size() < max_reports) check.first.push_back({at, lid, std::move(what)});
+        ++check.problems;
         fate = Fails;
       };
       while (fate == Unknown) {
@@ -227,7 +228,7 @@ std::vector<ForwardingProblem> check_forwarding_tables(const Topology &topo, siz
       for (int n : path) state[n] = fate;
     }
   }
-  return problems;
+  return check;
 }
 
 }  // namespace canopy::topo

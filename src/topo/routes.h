@@ -56,8 +56,15 @@ struct ForwardingProblem {
   std::string what;  // "hole: no entry", "loop through ...", "egress port 7 is down"
 };
 
-/** Every (switch, destination host LID) whose forwarding path does not reach the
-    host, at most @p max_reports of them. Empty when there are no forwarding tables. */
-std::vector<ForwardingProblem> check_forwarding_tables(const Topology &topo, size_t max_reports = 100);
+/** The (switch, destination host LID) pairs whose forwarding path does not reach the host. */
+struct ForwardingCheck {
+  size_t problems = 0;                  // all of them
+  std::vector<ForwardingProblem> first;  // the first max_reports, host by host
+};
+
+/** Every (switch, host LID) pair checked; none when there are no forwarding tables. Only the
+    first @p max_reports problems are kept: a fabric dumped before it was routed has one per
+    pair (10 million at 8,192 hosts). */
+ForwardingCheck check_forwarding_tables(const Topology &topo, size_t max_reports = 100);
 
 }  // namespace canopy::topo

@@ -193,7 +193,7 @@ Summary summarize(const Topology &topo) {
   for (int sw : topo.switches()) s.levels = std::max(s.levels, topo.node(sw).level);
   for (const Link &link : topo.links()) ++s.rates[rate_string(link.rate)];
   s.forwarding_tables = topo.num_forwarding_tables();
-  s.forwarding_problems = check_forwarding_tables(topo, SIZE_MAX).size();
+  s.forwarding = check_forwarding_tables(topo, 10);
   // Connected parts holding hosts: more than one, and some host pairs have no route at all.
   DisjointSets parts(topo.nodes().size());
   for (const Link &link : topo.links()) parts.join(link.node_a, link.node_b);
@@ -237,7 +237,7 @@ nlohmann::json summary_json(const Topology &topo, const Summary &s) {
           {"connected_parts", s.parts},
           {"link_rates", rates},
           {"forwarding_tables", s.forwarding_tables},
-          {"forwarding_problems", s.forwarding_problems},
+          {"forwarding_problems", s.forwarding.problems},
           {"routes", route_method_name(route_method(topo))}};
 }
 

@@ -48,7 +48,7 @@ struct Summary {
   int parts = 0;                     // connected parts holding hosts: 1 unless some hosts cannot reach others
   std::map<std::string, int> rates;  // "4xQDR" -> number of links
   int forwarding_tables = 0;
-  size_t forwarding_problems = 0;
+  ForwardingCheck forwarding;        // the problems' count and the first 10 (for a listing)
 };
 
 /** A route as `canopy route --json` prints it and canopyd answers it: source, method, from, to,

@@ -43,7 +43,7 @@ TEST(Routes, FollowsForwardingTablesNotShortestPath) {
   EXPECT_EQ(route.hops[2].out_port, 2);
   EXPECT_EQ(route.hops[3].in_port, 4);
   EXPECT_EQ(route.hops[4].in_port, 1);
-  EXPECT_TRUE(check_forwarding_tables(f.topo).empty());
+  EXPECT_EQ(check_forwarding_tables(f.topo).problems, 0u);
 }
 
 TEST(Routes, ReportsHoles) {
@@ -53,10 +53,17 @@ TEST(Routes, ReportsHoles) {
   f.topo.finalize();
   EXPECT_EQ(guard([&] { find_route(f.topo, f.h1, f.h3); }), CANOPY_ERR_ROUTE);
   EXPECT_NE(std::string(canopy_last_error()).find("hole"), std::string::npos);
-  auto problems = check_forwarding_tables(f.topo);
-  ASSERT_EQ(problems.size(), 1u);
-  EXPECT_EQ(problems[0].switch_node, f.spine_b);
-  EXPECT_EQ(problems[0].lid, f.topo.node(f.h3).lid);
+  ForwardingCheck check = check_forwarding_tables(f.topo);
+  ASSERT_EQ(check.problems, 1u);
+  ASSERT_EQ(check.first.size(), 1u);
+  EXPECT_EQ(check.first[0].switch_node, f.spine_b);
+  EXPECT_EQ(check.first[0].lid, f.topo.node(f.h3).lid);
+  // Counted whole, kept only up to the limit (an unrouted dump has a problem per pair).
+  f.forward(f.spine_b, f.h1, Topology::kNoPort);
+  f.topo.finalize();
+  check = check_forwarding_tables(f.topo, 1);
+  EXPECT_EQ(check.problems, 2u);
+  EXPECT_EQ(check.first.size(), 1u);
 }
 
 TEST(Routes, ReportsLoops) {
@@ -66,7 +73,7 @@ TEST(Routes, ReportsLoops) {
   f.topo.finalize();
   EXPECT_EQ(guard([&] { find_route(f.topo, f.h2, f.h3); }), CANOPY_ERR_ROUTE);
   EXPECT_NE(std::string(canopy_last_error()).find("loop"), std::string::npos);
-  auto problems = check_forwarding_tables(f.topo);
+  std::vector<ForwardingProblem> problems = check_forwarding_tables(f.topo).first;
   ASSERT_FALSE(problems.empty());
   EXPECT_EQ(problems[0].what, "forwarding loop");
 }

@@ -87,8 +87,8 @@ TEST(Views, SummaryCountsRatesAndProblems) {
   EXPECT_EQ(s.rates.at("4xQDR"), 8);
   EXPECT_EQ(s.diameter, 4);
   EXPECT_EQ(s.forwarding_tables, 4);
-  EXPECT_EQ(s.forwarding_problems, 0u);
+  EXPECT_EQ(s.forwarding.problems, 0u);
   f.forward(f.spine_b, f.h1, Topology::kNoPort);
   f.topo.finalize();
-  EXPECT_EQ(summarize(f.topo).forwarding_problems, 1u);
+  EXPECT_EQ(summarize(f.topo).forwarding.problems, 1u);
 }

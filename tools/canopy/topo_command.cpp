@@ -43,10 +43,10 @@ void print_summary(const topo::Topology &topo, const topo::Summary &s) {
   std::printf("\n");
   if (topo.has_forwarding_tables())
     std::printf("routes:      forwarding tables of %d switches, %zu problem%s\n", s.forwarding_tables,
-                s.forwarding_problems, s.forwarding_problems == 1 ? "" : "s");
+                s.forwarding.problems, s.forwarding.problems == 1 ? "" : "s");
   else
     std::printf("routes:      %s (no forwarding tables loaded)\n", topo.torus() ? "dimension order" : "shortest paths");
-  for (const topo::ForwardingProblem &p : topo::check_forwarding_tables(topo, 10))
+  for (const topo::ForwardingProblem &p : s.forwarding.first)
     std::printf("  problem:   switch %s (%s), LID %u: %s\n", topo.node(p.switch_node).name.c_str(),
                 guid_string(topo.node(p.switch_node).guid).c_str(), p.lid, p.what.c_str());
 }
