@@ -72,6 +72,16 @@ std::optional<std::string> answer_error(std::string_view answer) {
   return it != object.end() && it->is_string() ? it->get<std::string>() : std::string("unspecified error");
 }
 
+bool answers_request(std::string_view request, std::string_view answer) {
+  if (answer == "ERR" || starts_with(answer, "ERR ")) return true;
+  std::string_view verb = trim(request);
+  verb = verb.substr(0, verb.find_first_of(" \t"));
+  if (verb == "query") return !answer.empty();
+  if (verb == "quit") return answer == "bye";
+  if (verb == "json") return answer == "ok json off" || starts_with(answer, "{");
+  return answer == verb || (starts_with(answer, verb) && answer[verb.size()] == ' ');
+}
+
 canopy_status_t error_status(std::string_view reason) {
   if (starts_with(reason, "unknown host")) return CANOPY_ERR_NOT_FOUND;
   if (starts_with(reason, "forwarding") || reason.find("loop") != std::string_view::npos ||

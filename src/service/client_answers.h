@@ -22,6 +22,12 @@ namespace canopy::service {
     in JSON mode; nullopt for any other answer. */
 std::optional<std::string> answer_error(std::string_view answer);
 
+/** Whether @p answer can be canopyd's text answer to @p request: `ERR ...`, or what the
+    request's verb is answered with (docs/protocol.md: `hops N` to `hops`, `bye` to `quit`;
+    a route's hosts to `query`). Tells a server that is not canopyd (an HTTP proxy's
+    `HTTP/1.1 400 Bad Request`) from one that answers. */
+bool answers_request(std::string_view request, std::string_view answer);
+
 /** The status an error reason maps to: unknown host -> NOT_FOUND, forwarding hole
     or loop -> ROUTE, a request the server refuses (malformed, empty, too long, a
     matrix over its size limit) -> INVALID_ARG, anything else (no topology loaded

@@ -56,6 +56,28 @@ class SilentServer:
                 return
 
 
+class OtherServer:
+    """Answers every connection with one line of another protocol, as an HTTP server would."""
+
+    def __init__(self, line):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.address = "127.0.0.1:%d" % self.sock.getsockname()[1]
+        self.line = line
+        threading.Thread(target=self.serve, daemon=True).start()
+
+    def serve(self):
+        while True:
+            try:
+                conn = self.sock.accept()[0]
+            except OSError:
+                return
+            with conn:
+                conn.recv(4096)
+                conn.sendall(self.line.encode() + b"\r\n\r\n")
+
+
 def refused_address():
     with socket.socket() as s:  # bound, never listening: connecting is refused
         s.bind(("127.0.0.1", 0))
@@ -155,6 +177,11 @@ def test_failures():
     waited = time.time() - start
     check("query: a silent server times out", r.returncode == 1 and
           f"no answer from {silent.address} within 1 s" in r.stderr and waited < 10, f"{waited:.1f} s: {r.stderr}")
+    other = OtherServer("HTTP/1.1 400 Bad Request")
+    r = canopy("query", "--server", other.address, "info")
+    check("query: a server that is not canopyd is an error", r.returncode == 1 and r.stderr ==
+          f"canopy: error: {other.address} does not answer as canopyd: 'HTTP/1.1 400 Bad Request' to 'info'\n",
+          r.stdout + r.stderr)
     return refused, silent
 
 

@@ -78,6 +78,22 @@ TEST(ServiceAnswers, ErrorAnswersInTextAndJson) {
     EXPECT_FALSE(answer_error(fine)) << fine;
 }
 
+// What tells canopyd's answers from another server's lines (canopy query's first answer).
+TEST(ServiceAnswers, AnswersMatchTheirRequestsVerb) {
+  EXPECT_TRUE(answers_request("hops H1 H4", "hops 3"));
+  EXPECT_TRUE(answers_request("  help", "help query route hops"));
+  EXPECT_TRUE(answers_request("info", "info version=0.1.0 protocol=1"));
+  EXPECT_TRUE(answers_request("query H1:H4", "H1 0x0000000000200008 H4"));
+  EXPECT_TRUE(answers_request("quit", "bye"));
+  EXPECT_TRUE(answers_request("json on", R"({"ok": true, "snapshot": 1, "json": true})"));
+  EXPECT_TRUE(answers_request("json off", "ok json off"));
+  EXPECT_TRUE(answers_request("frob", "ERR unknown request 'frob' (try help)"));
+  EXPECT_FALSE(answers_request("info", "HTTP/1.1 400 Bad Request"));
+  EXPECT_FALSE(answers_request("hops H1 H4", "hopscotch"));
+  EXPECT_FALSE(answers_request("quit", "goodbye"));
+  EXPECT_FALSE(answers_request("query H1:H4", ""));
+}
+
 TEST(ServiceAnswers, ErrorReasonsMapToStatuses) {
   EXPECT_EQ(error_status("unknown host 'nosuch'"), CANOPY_ERR_NOT_FOUND);
   EXPECT_EQ(error_status("forwarding hole: switch S1 has no entry for LID 7"), CANOPY_ERR_ROUTE);

@@ -45,7 +45,12 @@ int run_query(const QueryOptions &o) {
   if (o.json) client.set_json(true);
   int status = 0;
   // Printed as they arrive: if the connection fails later, the answers so far are out.
-  client.exchange(requests, [&status](size_t, std::string &answer) {
+  client.exchange(requests, [&](size_t i, std::string &answer) {
+    // The first answer tells whether the server speaks the protocol at all: a wrong port may
+    // hold another server, which answers lines of its own (--json checked it already).
+    if (i == 0 && !o.json && !service::answers_request(requests[0], answer))
+      throw Error(CANOPY_ERR_IO, server + " does not answer as canopyd: '" + answer.substr(0, 80) + "' to '" +
+                                     requests[0] + "'");
     std::printf("%s\n", answer.c_str());
     if (service::answer_error(answer)) status = 1;
   });
