@@ -67,7 +67,8 @@ CommandRunner add_query_command(CLI::App &app) {
                   "None: the lines of stdin");
   cmd->add_option("--server", o->server, "canopyd address HOST:PORT or [IPV6]:PORT (default: CANOPY_TOPO_SERVER)");
   cmd->add_flag("--json", o->json, "Ask for JSON answers: one JSON object per line");
-  cmd->footer("Answers are printed one per line, in request order; exit status 1 if any is an error.\n"
+  cmd->footer("Answers are printed one per line, in request order; exit status 1 if any is an error or the\n"
+              "server does not answer as canopyd.\n"
               "Protocol: docs/protocol.md.");
   return [o] { return run_query(*o); };
 }
