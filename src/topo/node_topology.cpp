@@ -119,6 +119,15 @@ hwloc_obj_t core_object(hwloc_topology_t topology, int index) {
   return core;
 }
 
+// The first NUMA node local to @p obj, if its locality holds all of obj's PUs (a core
+// with HBM or CXL memory has several local NUMA nodes: the first is its DRAM; a set of
+// PUs across two NUMA nodes has none); logical index, -1 if none.
+int local_numa(hwloc_topology_t topology, hwloc_obj_t obj) {
+  int first = obj && obj->nodeset ? hwloc_bitmap_first(obj->nodeset) : -1;
+  hwloc_obj_t numa = first < 0 ? nullptr : hwloc_get_numanode_obj_by_os_index(topology, static_cast<unsigned>(first));
+  return numa && hwloc_bitmap_isincluded(obj->cpuset, numa->cpuset) ? static_cast<int>(numa->logical_index) : -1;
+}
+
 }  // namespace
 
 NodeTopology NodeTopology::load(const std::string &spec) {
@@ -190,23 +199,23 @@ int NodeTopology::core_package(int core) const {
   return package ? static_cast<int>(package->logical_index) : -1;
 }
 
-int NodeTopology::core_numa(int core) const {
-  hwloc_obj_t c = core_object(topology_, core);
-  int first = c->nodeset ? hwloc_bitmap_first(c->nodeset) : -1;
-  if (first < 0) return -1;
-  hwloc_obj_t numa = hwloc_get_numanode_obj_by_os_index(topology_, static_cast<unsigned>(first));
-  return numa ? static_cast<int>(numa->logical_index) : -1;
-}
+int NodeTopology::core_numa(int core) const { return local_numa(topology_, core_object(topology_, core)); }
 
-// The smallest object holding every PU this process is bound to, and its ancestor
-// of @p type (or itself); nullptr when unbound (bound to the whole machine, which
-// has no such ancestor), bound wider than one such object, or unreadable.
-hwloc_obj_t NodeTopology::bound_object(int type) const {
+// The smallest object holding every PU this process is bound to; nullptr when the
+// binding cannot be read.
+hwloc_obj_t NodeTopology::bound_cover() const {
   hwloc_bitmap_t set = hwloc_bitmap_alloc();
   hwloc_obj_t obj = nullptr;
   if (set && hwloc_get_cpubind(topology_, set, HWLOC_CPUBIND_PROCESS) == 0 && !hwloc_bitmap_iszero(set))
     obj = hwloc_get_obj_covering_cpuset(topology_, set);
   hwloc_bitmap_free(set);
+  return obj;
+}
+
+// bound_cover() or its ancestor of @p type; nullptr when unbound (bound to the whole
+// machine, which has no such ancestor), bound wider than one such object, or unreadable.
+hwloc_obj_t NodeTopology::bound_object(int type) const {
+  hwloc_obj_t obj = bound_cover();
   auto wanted = static_cast<hwloc_obj_type_t>(type);
   while (obj && obj->type != wanted) obj = obj->parent;
   return obj;
@@ -222,18 +231,7 @@ int NodeTopology::bound_core() const {
   return core ? static_cast<int>(core->logical_index) : -1;
 }
 
-int NodeTopology::bound_numa() const {
-  hwloc_bitmap_t cpus = hwloc_bitmap_alloc(), nodes = hwloc_bitmap_alloc();
-  int numa = -1;
-  if (cpus && nodes && hwloc_get_cpubind(topology_, cpus, HWLOC_CPUBIND_PROCESS) == 0 && !hwloc_bitmap_iszero(cpus) &&
-      hwloc_cpuset_to_nodeset(topology_, cpus, nodes) == 0 && hwloc_bitmap_weight(nodes) == 1) {
-    hwloc_obj_t node = hwloc_get_numanode_obj_by_os_index(topology_, static_cast<unsigned>(hwloc_bitmap_first(nodes)));
-    numa = node ? static_cast<int>(node->logical_index) : -1;
-  }
-  hwloc_bitmap_free(cpus);
-  hwloc_bitmap_free(nodes);
-  return numa;
-}
+int NodeTopology::bound_numa() const { return local_numa(topology_, bound_cover()); }
 
 std::vector<CoreKind> NodeTopology::core_kinds() const {
   int count = hwloc_cpukinds_get_nr(topology_, 0);

@@ -71,9 +71,9 @@ class NodeTopology {
       meaningful for the "live" topology); -1 when unbound, bound to more than one
       core, or the binding cannot be read. */
   int bound_core() const;
-  /** Logical index of the NUMA node local to every PU this process is bound to (only
-      meaningful for the "live" topology); -1 when unbound on a machine of several NUMA
-      nodes, bound across them, or the binding cannot be read. */
+  /** core_numa for the PUs this process is bound to (only meaningful for the "live"
+      topology); -1 when unbound on a machine of several NUMA nodes, bound across them,
+      or the binding cannot be read. */
   int bound_numa() const;
   /** hwloc's CPU kinds, the least efficient first; empty when hwloc reports none (synthetic
       descriptions; XML exports without cpukind elements). */
@@ -92,6 +92,7 @@ class NodeTopology {
 
  private:
   NodeTopology(hwloc_topology *topology, std::string spec) : topology_(topology), spec_(std::move(spec)) {}
+  hwloc_obj *bound_cover() const;
   hwloc_obj *bound_object(int type) const;
   hwloc_topology *topology_ = nullptr;
   std::string spec_;

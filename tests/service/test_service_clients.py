@@ -37,34 +37,17 @@ def canopy(*args, env=None, stdin=None):
     return run([CANOPY, *args], env=env, stdin=stdin)
 
 
-class SilentServer:
-    """Accepts connections and never answers: the client must time out."""
+class FakeServer:
+    """A server on a free port of 127.0.0.1 that is not canopyd: @p line (one line of another
+    protocol, as an HTTP server would send) to every connection, or None to hold connections
+    and never answer (the client must time out)."""
 
-    def __init__(self):
+    def __init__(self, line=None):
         self.sock = socket.socket()
         self.sock.bind(("127.0.0.1", 0))
         self.sock.listen(16)
         self.address = "127.0.0.1:%d" % self.sock.getsockname()[1]
-        self.held = []
-        threading.Thread(target=self.accept, daemon=True).start()
-
-    def accept(self):
-        while True:
-            try:
-                self.held.append(self.sock.accept()[0])
-            except OSError:
-                return
-
-
-class OtherServer:
-    """Answers every connection with one line of another protocol, as an HTTP server would."""
-
-    def __init__(self, line):
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(16)
-        self.address = "127.0.0.1:%d" % self.sock.getsockname()[1]
-        self.line = line
+        self.line, self.held = line, []
         threading.Thread(target=self.serve, daemon=True).start()
 
     def serve(self):
@@ -73,6 +56,9 @@ class OtherServer:
                 conn = self.sock.accept()[0]
             except OSError:
                 return
+            if self.line is None:
+                self.held.append(conn)
+                continue
             with conn:
                 conn.recv(4096)
                 conn.sendall(self.line.encode() + b"\r\n\r\n")
@@ -171,13 +157,13 @@ def test_failures():
         r = canopy(*args)
         check(f"{args[0]}: connection refused", r.returncode == 1 and
               r.stderr == f"canopy: error: cannot connect to {refused}: Connection refused\n", r.stderr)
-    silent = SilentServer()
+    silent = FakeServer()
     start = time.time()
     r = canopy("query", "--server", silent.address, "info", env={"CANOPY_SERVICE_CLIENT_TIMEOUT_S": "1"})
     waited = time.time() - start
     check("query: a silent server times out", r.returncode == 1 and
           f"no answer from {silent.address} within 1 s" in r.stderr and waited < 10, f"{waited:.1f} s: {r.stderr}")
-    other = OtherServer("HTTP/1.1 400 Bad Request")
+    other = FakeServer("HTTP/1.1 400 Bad Request")
     r = canopy("query", "--server", other.address, "info")
     check("query: a server that is not canopyd is an error", r.returncode == 1 and r.stderr ==
           f"canopy: error: {other.address} does not answer as canopyd: 'HTTP/1.1 400 Bad Request' to 'info'\n",
