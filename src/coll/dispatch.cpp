@@ -208,19 +208,6 @@ const Implementation<AllreduceFn> *lookup(Collective, const std::string &n, Allr
   return allreduce_implementation(n);
 }
 
-// The MPI behind PMPI_*, as the selection rules name it (rules measured under one MPI hold there only).
-const std::string &mpi_library() {
-  static const std::string name = [] {
-    char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
-    int length = 0;
-    PMPI_Get_library_version(version, &length);
-    std::string text(version, static_cast<size_t>(length));
-    return std::string(text.find("Open MPI") != std::string::npos ? "open_mpi"
-                       : text.find("MPICH") != std::string::npos  ? "mpich"
-                                                                   : "other");
-  }();
-  return name;
-}
 
 // The library's own collective ("mpi") is a choice like the others: run_collective calls
 // pmpi() for an implementation without a function.
@@ -318,6 +305,19 @@ struct ReduceArgs {
 };
 
 }  // namespace
+
+const std::string &mpi_library() {
+  static const std::string name = [] {
+    char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+    int length = 0;
+    PMPI_Get_library_version(version, &length);
+    std::string text(version, static_cast<size_t>(length));
+    return std::string(text.find("Open MPI") != std::string::npos ? "open_mpi"
+                       : text.find("MPICH") != std::string::npos  ? "mpich"
+                                                                   : "other");
+  }();
+  return name;
+}
 
 bool has_implementation(Collective coll, const std::string &name) {
   if (name == kLibraryAlgorithm) return true;

@@ -12,6 +12,8 @@
 #pragma once
 #include <mpi.h>
 
+#include <string>
+
 namespace canopy::coll {
 
 /** @p algorithm: a catalogue name to force, or nullptr for the selection rules. */
@@ -32,6 +34,10 @@ int reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI
            const char *algorithm = nullptr) noexcept;
 int allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
               const char *algorithm = nullptr) noexcept;
+
+/** The MPI behind PMPI_*, as the selection rules name it: "open_mpi", "mpich" or "other" (a rule
+    measured under one MPI holds there only). */
+const std::string &mpi_library();
 
 /** CANOPY_DISABLE=1: libcanopy-mpi.so passes everything to PMPI (read once per process). */
 bool disabled() noexcept;

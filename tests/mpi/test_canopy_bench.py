@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """`canopy bench` under mpirun: OSU-compatible output, --compare, -c validation, --json,
---plot, --method smp-paper, and command-line errors (once, from rank 0, non-zero exit).
+--plot, --method smp-paper, --write-tuning (the file the selection then follows), and
+command-line errors (once, from rank 0, non-zero exit).
 Asserts outcomes (sizes, columns, Pass/Fail, files), never timings.
 
 Usage: test_canopy_bench.py RUN_MPI BIN_DIR CORRUPT_SHIM SCRATCH_DIR"""
@@ -199,6 +200,84 @@ def test_plot():
               r.returncode != 0 and r.stderr.count("no folder") == 1 and "Avg" not in r.stdout, r.stderr + r.stdout)
 
 
+def selections(stderr):
+    """{bytes: (algorithm, reason)} from CANOPY_LOG_LEVEL=info's per-call lines."""
+    found = {}
+    for m in re.finditer(r"\[info\] \w+ (\d+) bytes, .*: (\w+) \((.*)\)$", stderr, re.M):
+        found[int(m.group(1))] = (m.group(2), m.group(3))
+    return found
+
+
+def test_write_tuning():
+    """Rules for the run's shape, first, in place of that shape's old ones; the rest kept; the
+    selection then follows them at every measured size and leaves larger sizes to the rules after."""
+    with tempfile.TemporaryDirectory(dir=SCRATCH) as d:
+        tuning = os.path.join(d, "tuning.json")
+        shape = {"comm_size": [4, 4], "nodes": [2, 2], "ranks_per_node": [2, 2]}
+        old = {"note": "kept",
+               "bcast": [{"nodes": [3, None], "algorithm": "binomial"}],
+               "allgather": [dict(shape, library="open_mpi", algorithm="ring"),
+                             dict(shape, library="mpich", algorithm="ring"),
+                             {"comm_size": [1, 64], "algorithm": "bruck"}]}
+        with open(tuning, "w") as f:
+            json.dump(old, f)
+        env = {"CANOPY_HOSTMAP": hostmap(["a", "a", "b", "b"])}
+        r = bench(4, "allgather", "-m", "1:2048", "-i", "10", "-x", "1", "--rounds", "2", "-c", "--json",
+                  "--compare", "all", "--write-tuning", tuning, env=env)
+        check("--compare all --write-tuning exit 0", r.returncode == 0, r.stderr)
+        check("--write-tuning says what it wrote",
+              re.search(r"\d+ allgather rules? for 4 ranks on 2 nodes \(open_mpi\) written to ", r.stderr), r.stderr)
+        doc = json.loads(r.stdout)
+        algs = doc["algorithms"]
+        check("--compare all: mpi, Canopy's algorithms, auto", algs[0] == "mpi" and algs[-1] == "auto" and
+              {"ring", "bruck", "multi_leader_p2p", "multi_leader_shm"} <= set(algs), algs)
+        auto = {row["size"]: row["auto_algorithm"] for row in doc["results"]}
+        with open(tuning) as f:
+            written = json.load(f)
+        rules = written["allgather"]
+        new = [rule for rule in rules if rule.get("library") == "open_mpi" and rule.get("nodes") == [2, 2]]
+        check("other keys and collectives kept", written["note"] == "kept" and written["bcast"] == old["bcast"], written)
+        check("the shape's old rule replaced, other shapes' rules kept after the new ones",
+              rules[len(new):] == old["allgather"][1:] and rules[:len(new)] == new, rules)
+        check("new rules: this shape, Canopy's names",
+              new and all({k: rule[k] for k in shape} == shape and rule["algorithm"] in algs[:-1] + list(auto.values())
+                          for rule in new), new)
+        ranges = [rule["bytes"] for rule in new]
+        check("new rules cover 1..2048 once, in order",
+              ranges and ranges[0][0] == 1 and ranges[-1][1] == 2048 and
+              all(a[1] + 1 == b[0] for a, b in zip(ranges, ranges[1:])), ranges)
+        check("neighbouring rules differ", all(a["algorithm"] != b["algorithm"] for a, b in zip(new, new[1:])), new)
+        check("no temporary left", os.listdir(d) == ["tuning.json"], os.listdir(d))
+        r = bench(4, "allgather", "-m", "1:4096", "-i", "1", "-x", "0",
+                  env=dict(env, CANOPY_COLL_TUNING_FILE=tuning, CANOPY_LOG_LEVEL="info"))
+        chosen = selections(r.stderr)
+        expected = {size: rule["algorithm"] for rule in new for size in auto if rule["bytes"][0] <= size <= rule["bytes"][1]}
+        check("the selection follows the written rules at every measured size",
+              r.returncode == 0 and all(chosen.get(size, ("",))[0] == alg and
+                                        "tuning file " + tuning + " rule " in chosen[size][1]
+                                        for size, alg in expected.items()), (chosen, expected))
+        check("larger sizes left to the rules after them (the kept comm_size [1, 64] rule)",
+              chosen.get(4096, ("",))[0] == "bruck", chosen)
+
+        with open(tuning, "w") as f:
+            f.write('{"allgather": [{"algorithm": "nosuch"}]}')
+        r = bench(4, "allgather", "-m", "1:8", "-i", "2", "--compare", "mpi,ring", "--write-tuning", tuning, env=env)
+        with open(tuning) as f:
+            kept = f.read()
+        check("a tuning file that does not parse: refused before measuring, left as it was",
+              r.returncode == 1 and r.stderr.count("'nosuch' is not a allgather algorithm") == 1 and
+              "Avg" not in r.stdout and "nosuch" in kept, r.stderr + r.stdout)
+        r = bench(4, "bcast", "-m", "1:4", "-i", "2", "-x", "0", "--compare", "all", env=env)
+        check("--compare all on two nodes leaves shm out", r.returncode == 0 and "# Algorithms: mpi, " in r.stdout
+              and " shm," not in r.stdout and "two_level" in r.stdout, r.stdout + r.stderr)
+        fresh = os.path.join(d, "fresh.json")
+        r = bench(2, "bcast", "-m", "1:64", "-i", "4", "-x", "0", "-c", "--compare", "mpi,binomial",
+                  "--write-tuning", fresh, env={"LD_PRELOAD": SHIM})
+        check("a failed validation writes no tuning file",
+              r.returncode != 0 and "tuning file " + fresh + " not written" in r.stderr and not os.path.exists(fresh),
+              r.stderr)
+
+
 def test_validation_can_fail():
     r = bench(2, "bcast", "-m", "1:64", "-i", "4", "-x", "0", "-c", "--compare", "mpi,binomial",
               env={"LD_PRELOAD": SHIM})
@@ -239,6 +318,7 @@ def test_errors():
         (["bcast", "--method", "smp-paper", "--purge-bytes", "-5"], "--purge-bytes: must be at least 0, not -5"),
         (["bcast", "--method", "smp-paper", "--purge-bytes", "2e9"], "--purge-bytes: must be at most 1073741824"),
         (["bcast", "--algorithm", "shm", "--compare", "mpi,shm"], "excludes"),
+        (["bcast", "--write-tuning", "t.json"], "--write-tuning: needs --compare"),
     ]
     for args, message in cases:
         r = bench(2, *args)
@@ -254,7 +334,7 @@ def test_errors():
 
 for test in (test_help, test_osu_format, test_full_and_validation, test_compare_bcast_validated, test_json_allgather,
              test_every_collective_validated, test_json_allreduce,
-             test_barrier_and_smp_paper, test_plot, test_validation_can_fail, test_errors):
+             test_barrier_and_smp_paper, test_plot, test_write_tuning, test_validation_can_fail, test_errors):
     test()
 print(f"{len(failures)} failures" if failures else "all passed")
 sys.exit(1 if failures else 0)

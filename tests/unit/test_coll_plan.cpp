@@ -259,6 +259,71 @@ TEST(CollSelection, BadTuningRulesNameTheRule) {
   EXPECT_NE(error_of(R"({"bcast": {}})").find("list"), std::string::npos);
 }
 
+// canopy bench --write-tuning: a measured size's fastest algorithm holds up to the next size,
+// equal neighbours share a rule, and the largest size ends the last one.
+TEST(CollTuning, MeasuredRulesCoverTheMeasuredSizes) {
+  SelectionInput shape{32, 2, 16, 0, "open_mpi"};
+  std::vector<Rule> rules = measured_rules(
+      shape, {{1, "shm"}, {2, "shm"}, {4, "mpi"}, {8, "shm"}, {16, "shm"}, {32, "shm"}}, true);
+  ASSERT_EQ(rules.size(), 3u);
+  EXPECT_EQ(rules[0].algorithm, "shm");
+  EXPECT_EQ(rules[0].bytes.min, 1);
+  EXPECT_EQ(rules[0].bytes.max, 3);
+  EXPECT_EQ(rules[1].algorithm, "mpi");
+  EXPECT_EQ(rules[1].bytes.min, 4);
+  EXPECT_EQ(rules[1].bytes.max, 7);
+  EXPECT_EQ(rules[2].bytes.min, 8);
+  EXPECT_EQ(rules[2].bytes.max, 32);
+  for (const Rule &r : rules) {
+    EXPECT_TRUE(r.matches({32, 2, 16, static_cast<size_t>(r.bytes.min), "open_mpi"}));
+    EXPECT_FALSE(r.matches({32, 2, 16, static_cast<size_t>(r.bytes.min), "mpich"}));
+    EXPECT_FALSE(r.matches({32, 2, 8, static_cast<size_t>(r.bytes.min), "open_mpi"}));
+    EXPECT_FALSE(r.matches({64, 2, 16, static_cast<size_t>(r.bytes.min), "open_mpi"}));
+  }
+  EXPECT_FALSE(rules[2].matches({32, 2, 16, 33, "open_mpi"}));  // not measured: the rules after decide
+  std::vector<Rule> barrier = measured_rules(shape, {{0, "dissemination"}}, false);
+  ASSERT_EQ(barrier.size(), 1u);
+  EXPECT_TRUE(barrier[0].matches({32, 2, 16, 0, "open_mpi"}));
+  EXPECT_EQ(rule_json(barrier[0]).dump(),
+            R"({"comm_size":[32,32],"nodes":[2,2],"ranks_per_node":[16,16],"library":"open_mpi","algorithm":"dissemination"})");
+}
+
+TEST(CollTuning, MergingReplacesTheShapeAndKeepsTheRest) {
+  SelectionInput shape{4, 1, 4, 0, "open_mpi"};
+  std::vector<Rule> rules = measured_rules(shape, {{1, "shm"}, {2, "mpi"}}, true);
+  nlohmann::json doc = nlohmann::json::parse(R"({
+    "comment": "mine",
+    "bcast": [{"comm_size": [4, 4], "nodes": [1, 1], "ranks_per_node": [4, 4], "library": "open_mpi", "algorithm": "chain"},
+              {"comm_size": [4, 4], "nodes": [1, 1], "ranks_per_node": [4, 4], "algorithm": "knomial"},
+              {"nodes": [2, null], "bytes": [0, 1024], "algorithm": "binomial"}],
+    "allgather": [{"algorithm": "ring"}]})");
+  std::string text = merge_tuning_rules(doc, Collective::Bcast, rules, "t.json");
+  nlohmann::json merged = nlohmann::json::parse(text);
+  EXPECT_EQ(merged["comment"], "mine");
+  EXPECT_EQ(merged["allgather"], doc["allgather"]);
+  std::vector<Rule> bcast = parse_tuning_rules(merged, Collective::Bcast, "t.json");
+  ASSERT_EQ(bcast.size(), 4u);  // the two measured, then the other MPI's and the other shape's
+  EXPECT_EQ(bcast[0].algorithm, "shm");
+  EXPECT_EQ(bcast[1].algorithm, "mpi");
+  EXPECT_EQ(bcast[2].algorithm, "knomial");
+  EXPECT_EQ(bcast[3].algorithm, "binomial");
+  EXPECT_EQ(merged["bcast"][3], doc["bcast"][2]);  // a kept rule reads as it was written
+  EXPECT_NE(text.find("\n    {\"comm_size\":[4,4],"), std::string::npos) << text;  // a rule per line
+  // Measuring again replaces the measured rules; a new file holds the collective alone.
+  std::vector<Rule> again = measured_rules(shape, {{1, "binomial"}}, true);
+  EXPECT_EQ(parse_tuning_rules(nlohmann::json::parse(merge_tuning_rules(merged, Collective::Bcast, again, "t.json")),
+                               Collective::Bcast, "t.json")
+                .size(),
+            3u);
+  nlohmann::json fresh = nlohmann::json::parse(merge_tuning_rules(nlohmann::json::object(), Collective::Bcast, again, "t.json"));
+  EXPECT_EQ(fresh.size(), 1u);
+  EXPECT_EQ(fresh["bcast"][0]["algorithm"], "binomial");
+  // Rules that do not parse are an error, not lost.
+  EXPECT_THROW(merge_tuning_rules(nlohmann::json::parse(R"({"allgather": [{"algorithm": "nosuch"}]})"),
+                                  Collective::Bcast, again, "t.json"),
+               Error);
+}
+
 TEST(CollLayout, HostMapExpandsCountsAndReportsLines) {
   std::vector<std::string> hosts = parse_hostmap("# two nodes\nalpha:2\n\nbeta   # one\n", "m");
   EXPECT_EQ(hosts, (std::vector<std::string>{"alpha", "alpha", "beta"}));

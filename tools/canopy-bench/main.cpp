@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli.h"
+#include "coll/dispatch.h"
 #include "coll/hierarchy.h"
 #include "common/error.h"
 #include "measure.h"
@@ -29,17 +30,21 @@ int report_error(int rank, const std::string &message) {
 
 // The hierarchy Canopy's collectives use on @p comm (built here, collectively), and a check
 // that every forced algorithm can run on it: a column named "shm" must measure shm, not the
-// algorithm the selection would fall back to.
-RunInfo describe_run(const Options &opts, MPI_Comm comm) {
+// algorithm the selection would fall back to. --compare all leaves those out instead.
+RunInfo describe_run(Options &opts, MPI_Comm comm) {
   coll::Hierarchy &h = coll::hierarchy_of(comm);
+  std::vector<Algorithm> runnable;
   for (const Algorithm &alg : opts.algorithms) {
-    if (alg.is_mpi() || alg.is_auto()) continue;
-    if (std::string why = opts.collective->why_not(h, alg.name); !why.empty())
+    std::string why = alg.is_mpi() || alg.is_auto() ? "" : opts.collective->why_not(h, alg.name);
+    if (why.empty()) runnable.push_back(alg);
+    else if (!opts.compare_all)
       throw CLI::ValidationError("--algorithm", std::string(opts.collective->name) + " algorithm '" + alg.name +
                                                     "' cannot run on " + h.describe() + ": " + why);
   }
+  opts.algorithms = runnable;
   return {h.size, h.nodes, h.max_ranks_per_node,
-          opts.method == Method::SmpPaper ? (opts.purge_bytes ? opts.purge_bytes : default_purge_bytes()) : 0};
+          opts.method == Method::SmpPaper ? (opts.purge_bytes ? opts.purge_bytes : default_purge_bytes()) : 0,
+          coll::mpi_library()};
 }
 
 // Steps only rank 0 does (files, gnuplot) must not leave the other ranks measuring alone.
@@ -77,6 +82,13 @@ int measure_all(const Options &opts, const RunInfo &info, MPI_Comm comm, int ran
         status = report_error(rank, "validation failed: " + opts.algorithms[a].name + " at " +
                                         std::to_string(row.bytes) + " bytes (" +
                                         std::to_string(row.stats[a].errors) + " wrong bytes over all ranks)");
+  if (!opts.tuning_file.empty()) {
+    if (status != 0) return report_error(rank, "tuning file " + opts.tuning_file + " not written");
+    size_t rules = write_tuning(opts, info, rows);
+    std::fprintf(stderr, "canopy bench: %zu %s rule%s for %d ranks on %d node%s (%s) written to %s\n", rules,
+                 opts.collective->name, rules == 1 ? "" : "s", info.ranks, info.nodes, info.nodes == 1 ? "" : "s",
+                 info.library.c_str(), opts.tuning_file.c_str());
+  }
   return status;
 }
 
@@ -99,6 +111,7 @@ int run(int argc, char **argv, MPI_Comm comm) {
     if (size < 2) throw CLI::ValidationError("mpirun -np", "canopy bench needs at least 2 ranks (mpirun -np N canopy bench ...)");
     RunInfo info = describe_run(opts, comm);
     if (!opts.plot.empty()) agree_on_rank0(rank, comm, [&] { check_plot_prerequisites(opts.plot); });
+    if (!opts.tuning_file.empty()) agree_on_rank0(rank, comm, [&] { check_tuning_prerequisites(opts.tuning_file); });
     return measure_all(opts, info, comm, rank);
   } catch (const CLI::ParseError &e) {
     // Help, version and usage errors: CLI11's text, printed once.

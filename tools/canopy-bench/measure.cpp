@@ -7,6 +7,7 @@
 #include <cstring>
 #include <string>
 
+#include "coll/hierarchy.h"
 #include "common/error.h"
 
 namespace canopy::bench {
@@ -64,13 +65,15 @@ double Measurement::timed_call(size_t algorithm, Call &call, long iteration, lon
   int rc = alg.is_mpi() ? coll.run_mpi(call) : coll.run_canopy(call, alg.forced());
   double elapsed = MPI_Wtime() - start;
   if (rc != MPI_SUCCESS && failed_ == MPI_SUCCESS) failed_ = rc;
+  if (alg.is_auto())
+    auto_choice_ = coll::hierarchy_of(comm_).last_choice[static_cast<size_t>(coll.catalog)].selection.algorithm;
   if (opts_.validate) errors += static_cast<long>(coll.count_errors(call, seed));
   return elapsed * 1e6;
 }
 
 Row Measurement::measure(size_t bytes) {
   const std::vector<Algorithm> &algs = opts_.algorithms;
-  Row row{bytes, opts_.iterations_for(bytes), opts_.warmup_for(bytes), {}};
+  Row row{bytes, opts_.iterations_for(bytes), opts_.warmup_for(bytes), {}, {}};
   Call call{comm_, rank_, size_, bytes, opts_.root, send_.data(), recv_.data()};
   std::vector<std::vector<double>> times(algs.size());
   std::vector<long> errors(algs.size(), 0), calls(algs.size(), 0);
@@ -93,6 +96,7 @@ Row Measurement::measure(size_t bytes) {
                                          " bytes" + (mine ? std::string(": ") + text : " on another rank"));
   }
   for (size_t a = 0; a < algs.size(); ++a) row.stats.push_back(reduce(times[a], errors[a]));
+  row.auto_choice = auto_choice_;
   return row;
 }
 

@@ -16,6 +16,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "options.h"
@@ -32,6 +33,7 @@ struct Row {
   size_t bytes = 0;
   int iterations = 0, warmup = 0;
   std::vector<Stats> stats;  // one per algorithm, in Options::algorithms order (valid on rank 0)
+  std::string auto_choice;   // the algorithm "auto" ran at this size (its selection); "" without auto
 };
 
 class Measurement {
@@ -54,6 +56,7 @@ class Measurement {
   int rank_ = 0, size_ = 1;
   std::vector<char> send_, recv_, purge_;
   int failed_ = MPI_SUCCESS;  // the first MPI error a call returned on this rank
+  std::string auto_choice_;  // what the last "auto" call ran
 };
 
 /** Bytes written before each call by smp-paper when --purge-bytes is not given: the L2 size. */

@@ -81,7 +81,8 @@ void declare_options(CLI::App &app, RawOptions &raw, Options &opts) {
   CLI::Option *algorithm = app.add_option("--algorithm", raw.algorithm, "mpi (the MPI library's own collective), auto (Canopy's "
                                                "selection rules, the default) or a Canopy algorithm name");
   CLI::Option *compare = app.add_option("--compare", raw.compare, "A,B,...: measure these algorithms interleaved (each size, each "
-                                           "algorithm in turn, in rounds); ratios against the first");
+                                           "algorithm in turn, in rounds); ratios against the first. all: mpi, "
+                                           "every Canopy algorithm that can run on this job, and auto");
   compare->excludes(algorithm);
   app.add_option("--rounds", opts.rounds, "--compare: rounds per size (default 10)")->check(cli::at_least(1));
   app.add_option("--method", raw.method, "osu (default: barrier, time each call, average over ranks) or "
@@ -92,6 +93,12 @@ void declare_options(CLI::App &app, RawOptions &raw, Options &opts) {
   app.add_flag("--json", opts.json, "Write the results as JSON on stdout instead of the OSU table");
   app.add_option("--plot", opts.plot, "Draw latency against size (log-log, one line per algorithm) into "
                                       "this SVG file with gnuplot");
+  app.add_option("--write-tuning", opts.tuning_file,
+                 "--compare: write rules that choose the fastest compared algorithm at each size (for auto, the "
+                 "algorithm its rules ran; by the average, the median with -z) for this run's ranks, nodes, "
+                 "ranks per node and MPI into "
+                 "this tuning file (coll_tuning_file), in place of its rules for that shape; the file's other "
+                 "rules are kept. Not written when a validated call failed");
 }
 
 void finish_options(const RawOptions &raw, int ranks, Options &opts) {
@@ -124,7 +131,14 @@ void finish_options(const RawOptions &raw, int ranks, Options &opts) {
 
   opts.compare = !raw.compare.empty();
   opts.algorithms.clear();
-  if (opts.compare) {
+  opts.compare_all = raw.compare == "all";
+  if (opts.compare_all) {
+    opts.algorithms.push_back({coll::kLibraryAlgorithm});
+    for (const coll::AlgorithmInfo &info : coll::algorithm_catalog())
+      if (info.coll == coll.catalog && info.name != std::string(coll::kLibraryAlgorithm))
+        opts.algorithms.push_back({info.name});
+    opts.algorithms.push_back({"auto"});
+  } else if (opts.compare) {
     for (std::string_view name : split(raw.compare, ',')) {
       Algorithm alg = parse_algorithm(std::string(trim(name)), coll);
       for (const Algorithm &seen : opts.algorithms)
@@ -144,6 +158,8 @@ void finish_options(const RawOptions &raw, int ranks, Options &opts) {
     throw CLI::ValidationError("--purge-bytes", "applies to --method smp-paper only");
   if (!opts.plot.empty() && !coll.sized)
     throw CLI::ValidationError("--plot", std::string(coll.name) + " has no message sizes to plot against");
+  if (!opts.tuning_file.empty() && !opts.compare)
+    throw CLI::ValidationError("--write-tuning", "needs --compare (the algorithms to choose from)");
   if (!opts.plot.empty() && (opts.plot.size() < 5 || opts.plot.substr(opts.plot.size() - 4) != ".svg"))
     throw CLI::ValidationError("--plot", "'" + printable(opts.plot) + "' is not a FILE.svg");
 }

@@ -1,5 +1,5 @@
 // The command line of `canopy bench` (OSU-compatible -m/-i/-x/-f/-c/-k plus Canopy's
-// --algorithm, --compare, --method, --json, --plot). Parsing needs no MPI: every
+// --algorithm, --compare, --method, --json, --plot, --write-tuning). Parsing needs no MPI: every
 // rank parses the same arguments and reaches the same verdict; rank 0 reports it.
 #pragma once
 #include <cstddef>
@@ -34,11 +34,13 @@ struct Options {
   int root = 0;
   std::vector<Algorithm> algorithms;  // one, or several with --compare
   bool compare = false;
+  bool compare_all = false;           // --compare all: those that cannot run are left out, not refused
   int rounds = 10;                    // --compare: interleaved rounds per size
   Method method = Method::Osu;
   size_t purge_bytes = 0;             // smp-paper: 0 = the L2 cache size
   bool json = false;
   std::string plot;
+  std::string tuning_file;            // --write-tuning
 
   /** Sizes to measure: min, 2 min, ... up to max (one 0 for a collective without sizes). */
   std::vector<size_t> sizes() const;

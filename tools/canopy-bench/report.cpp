@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 
+#include "coll/plan/selection.h"
 #include "common/error.h"
 #include "common/file_io.h"
 #include "common/gnuplot.h"
+#include "common/json_file.h"
 #include "common/subprocess.h"
 
 namespace canopy::bench {
@@ -26,6 +29,10 @@ std::string pad_left(const std::string &s, size_t width) {
 }
 
 const char *pass_fail(const Stats &s) { return s.errors == 0 ? "Pass" : "Fail"; }
+
+// The latency the plot draws and the tuning compares: the median with -z (on a shared machine a
+// few preempted calls can bend the average), else the average.
+double Stats::*shown_latency(const Options &o) { return o.tail ? &Stats::p50_us : &Stats::avg_us; }
 
 std::string root_text(const Options &o) { return o.rotate_root ? "rotate" : "fixed:" + std::to_string(o.root); }
 
@@ -135,6 +142,7 @@ nlohmann::json json_report(const Options &o, const RunInfo &info, const std::vec
     nlohmann::json row = {{"size", r.bytes}, {"iterations", r.iterations}, {"warmup", r.warmup}, {"latency_us", latency}};
     if (o.validate) row["validation"] = validation;
     if (o.compare) row["ratio_to_first"] = ratio;
+    if (!r.auto_choice.empty()) row["auto_algorithm"] = r.auto_choice;
     results.push_back(row);
   }
   nlohmann::json doc = {{"tool", "canopy bench"},
@@ -168,8 +176,7 @@ void plot_svg(const Options &o, const RunInfo &info, const std::vector<Row> &row
             method_name(o.method) + "'\n";
   script += "set xrange [" + std::to_string(rows.front().bytes) + ":" + std::to_string(rows.back().bytes) + "]\n";
   script += "set xlabel 'message size (bytes" + std::string(o.collective->rooted ? "" : " per rank") + ")'\n";
-  // The median with -z: on a shared machine a few preempted calls can bend the average's curve.
-  double Stats::*field = o.tail ? &Stats::p50_us : &Stats::avg_us;
+  double Stats::*field = shown_latency(o);
   script += std::string("set ylabel '") + (o.tail ? "median" : "average") + " latency (us)'\nset logscale xy\nset grid\nset key top left\nset xtics (";
   for (size_t s = rows.front().bytes, n = 0; s <= rows.back().bytes; s *= 4, ++n)
     script += (n ? ", '" : "'") + size_label(s) + "' " + std::to_string(s);
@@ -182,6 +189,43 @@ void plot_svg(const Options &o, const RunInfo &info, const std::vector<Row> &row
     script += "e\n";
   }
   render_gnuplot("svg size 800,500 dynamic noenhanced font 'sans,12' background '#ffffff'", script, path);
+}
+
+namespace {
+
+// The tuning file at @p path, every collective's rules checked; an empty one where there is none.
+nlohmann::json existing_tuning(const std::string &path) {
+  if (!std::filesystem::exists(path)) return nlohmann::json::object();
+  nlohmann::json doc = parse_json_object(read_file(path), path, "a tuning file (a JSON object of rules per collective)");
+  for (coll::Collective c : coll::all_collectives()) coll::parse_tuning_rules(doc, c, path);
+  return doc;
+}
+
+}  // namespace
+
+void check_tuning_prerequisites(const std::string &path) {
+  check_output_paths({{"--write-tuning", path}});
+  existing_tuning(path);
+}
+
+size_t write_tuning(const Options &o, const RunInfo &info, const std::vector<Row> &rows) {
+  double Stats::*field = shown_latency(o);
+  std::vector<coll::Fastest> fastest;
+  for (const Row &r : rows) {
+    coll::Fastest best{static_cast<long long>(r.bytes), ""};
+    double best_us = 0;
+    for (size_t a = 0; a < o.algorithms.size(); ++a) {
+      const std::string &name = o.algorithms[a].is_auto() ? r.auto_choice : o.algorithms[a].name;
+      if (!name.empty() && (best.algorithm.empty() || r.stats[a].*field < best_us))
+        best.algorithm = name, best_us = r.stats[a].*field;
+    }
+    fastest.push_back(best);
+  }
+  coll::SelectionInput shape{info.ranks, info.nodes, info.max_ranks_per_node, 0, info.library};
+  std::vector<coll::Rule> rules = coll::measured_rules(shape, fastest, o.collective->sized);
+  const std::string &path = o.tuning_file;
+  write_file_atomic(path, coll::merge_tuning_rules(existing_tuning(path), o.collective->catalog, rules, path));
+  return rules.size();
 }
 
 }  // namespace canopy::bench

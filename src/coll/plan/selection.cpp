@@ -186,6 +186,72 @@ std::vector<Rule> parse_tuning_rules(const nlohmann::json &doc, Collective coll,
   return rules;
 }
 
+namespace {
+
+nlohmann::ordered_json range_json(const Range &r) {
+  return {r.min, r.max < 0 ? nlohmann::ordered_json() : nlohmann::ordered_json(r.max)};
+}
+
+bool same_shape(const Rule &a, const Rule &b) {
+  auto same = [](const Range &x, const Range &y) { return x.min == y.min && x.max == y.max; };
+  return same(a.comm_size, b.comm_size) && same(a.nodes, b.nodes) && same(a.ranks_per_node, b.ranks_per_node) &&
+         a.library == b.library;
+}
+
+}  // namespace
+
+nlohmann::ordered_json rule_json(const Rule &rule) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  const Range any;
+  for (auto [key, range] : {std::pair{"comm_size", &rule.comm_size}, std::pair{"nodes", &rule.nodes},
+                            std::pair{"ranks_per_node", &rule.ranks_per_node}, std::pair{"bytes", &rule.bytes}})
+    if (range->min != any.min || range->max != any.max) out[key] = range_json(*range);
+  if (!rule.library.empty()) out["library"] = rule.library;
+  out["algorithm"] = rule.algorithm;
+  return out;
+}
+
+std::vector<Rule> measured_rules(const SelectionInput &shape, const std::vector<Fastest> &measured, bool sized) {
+  Rule base;
+  base.comm_size = {shape.comm_size, shape.comm_size};
+  base.nodes = {shape.nodes, shape.nodes};
+  base.ranks_per_node = {shape.max_ranks_per_node, shape.max_ranks_per_node};
+  base.library = shape.library;
+  std::vector<Rule> rules;
+  for (size_t i = 0; i < measured.size(); ++i) {
+    long long end = i + 1 < measured.size() ? measured[i + 1].bytes - 1 : measured[i].bytes;
+    if (!rules.empty() && rules.back().algorithm == measured[i].algorithm) {
+      rules.back().bytes.max = end;
+      continue;
+    }
+    Rule &rule = rules.emplace_back(base);
+    rule.algorithm = measured[i].algorithm;
+    if (sized) rule.bytes = {measured[i].bytes, end};
+  }
+  return rules;
+}
+
+std::string merge_tuning_rules(const nlohmann::json &doc, Collective coll, const std::vector<Rule> &rules,
+                               const std::string &path) {
+  nlohmann::json merged = doc;
+  merged[collective_name(coll)] = nullptr;  // the key in its place; its rules are written below
+  std::string out;
+  for (auto &[key, value] : merged.items()) {
+    std::string text = value.dump();
+    for (Collective c : all_collectives()) {
+      if (key != collective_name(c)) continue;
+      std::vector<Rule> kept = c == coll ? rules : std::vector<Rule>{};
+      for (const Rule &rule : parse_tuning_rules(doc, c, path))
+        if (c != coll || rules.empty() || !same_shape(rule, rules.front())) kept.push_back(rule);
+      text = "[";
+      for (size_t i = 0; i < kept.size(); ++i) text += (i ? ",\n    " : "\n    ") + rule_json(kept[i]).dump();
+      text += kept.empty() ? "]" : "\n  ]";
+    }
+    out += (out.empty() ? "{\n  " : ",\n  ") + nlohmann::json(key).dump() + ": " + text;
+  }
+  return out + "\n}\n";
+}
+
 Selection select_builtin(Collective coll, const SelectionInput &in) {
   const std::vector<Rule> &rules = builtin_rules(coll);
   for (size_t i = 0; i < rules.size(); ++i)
