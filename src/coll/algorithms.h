@@ -66,8 +66,10 @@ bool has_implementation(Collective coll, const std::string &name);
 
 /** Bcast over a plain communicator by a flat algorithm name (binomial, knomial,
     scatter_rd_allgather, scatter_ring_allgather, chain); used as building block by the
-    hierarchical algorithms. Throws Error(INVALID_ARG) for another name. */
-void flat_bcast(const CollConfig &config, const std::string &name, MPI_Comm comm, char *buf, size_t bytes, int root);
+    hierarchical algorithms. The tree's positions are the ranks from @p root on, or @p order
+    (whose position 0 is @p root). Throws Error(INVALID_ARG) for another name. */
+void flat_bcast(const CollConfig &config, const std::string &name, MPI_Comm comm, char *buf, size_t bytes, int root,
+                const TreeOrder *order = nullptr);
 bool is_flat_bcast(const std::string &name);
 /** Throws Error(INVALID_ARG) naming the parameter when an algorithm the hierarchical algorithms
     run inside (coll_bcast_inter_algorithm, coll_bcast_intra_algorithm,

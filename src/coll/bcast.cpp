@@ -4,8 +4,12 @@
 
 #include "coll/algorithms.h"
 #include "coll/p2p.h"
+#include "coll/plan/layout.h"
+#include "coll/plan/leader_order.h"
 #include "coll/shm/node_collectives.h"
 #include "common/error.h"
+#include "common/log.h"
+#include "service/client.h"
 
 namespace canopy::coll {
 namespace {
@@ -13,10 +17,9 @@ namespace {
 constexpr int kTagTree = 201, kTagChain = 202;
 
 // k-nomial tree: in round j (mask = k^j) virtual ranks below mask send to v + i*mask, i < k.
-void knomial(MPI_Comm comm, char *buf, size_t bytes, int root, int radix) {
+void knomial(MPI_Comm comm, char *buf, size_t bytes, const VirtualRanks &vr, int radix) {
   CommInfo c(comm);
-  VirtualRanks vr{c.size, root};
-  int v = (c.rank - root + c.size) % c.size;
+  int v = vr.virtual_of(c.rank);
   long long mask = 1;
   while (mask < c.size) {
     if (v % (radix * mask)) {
@@ -31,22 +34,20 @@ void knomial(MPI_Comm comm, char *buf, size_t bytes, int root, int radix) {
 }
 
 // Van de Geijn: scatter p blocks down a binomial tree, then allgather them.
-void scatter_allgather(MPI_Comm comm, char *buf, size_t bytes, int root, BlockAllgatherFn allgather) {
+void scatter_allgather(MPI_Comm comm, char *buf, size_t bytes, const VirtualRanks &vr, BlockAllgatherFn allgather) {
   CommInfo c(comm);
   if (c.size == 1 || bytes == 0) return;
   Blocks blocks = Blocks::even_split(bytes, c.size);
-  VirtualRanks vr{c.size, root};
-  int v = (c.rank - root + c.size) % c.size;
+  int v = vr.virtual_of(c.rank);
   scatter_blocks_binomial(buf, blocks, comm, vr, v);
   allgather(buf, blocks, comm, vr, v);
 }
 
 // Pipelined chain: segments flow root -> root+1 -> ...; each rank forwards segment s while
 // segment s+1 is still arriving (non-blocking sends, completed at the end).
-void chain(MPI_Comm comm, char *buf, size_t bytes, int root, size_t segment) {
+void chain(MPI_Comm comm, char *buf, size_t bytes, const VirtualRanks &vr, size_t segment) {
   CommInfo c(comm);
-  VirtualRanks vr{c.size, root};
-  int v = (c.rank - root + c.size) % c.size;
+  int v = vr.virtual_of(c.rank);
   std::vector<MPI_Request> sends;
   for (size_t off = 0; off < bytes; off += segment) {
     size_t len = std::min(segment, bytes - off);
@@ -77,13 +78,76 @@ void bcast_shm(Hierarchy &h, char *buf, size_t bytes, int root) {
   shm::bcast(h.node_segment(), buf, bytes, h.local_rank_of[root], h.config.shm_mode);
 }
 
+// This leader's host, as the topology service knows it: its line of the host map, else the
+// processor name.
+std::string leader_host(const Hierarchy &h) {
+  if (!h.config.hostmap.empty()) return hostmap_host(load_hostmap(h.config.hostmap), h.config.hostmap);
+  char name[MPI_MAX_PROCESSOR_NAME] = {};
+  int length = 0;
+  check_mpi(PMPI_Get_processor_name(name, &length), "MPI_Get_processor_name");
+  return std::string(name, static_cast<size_t>(length));
+}
+
+// Leader 0 asks topo_server for the delays between the leaders' hosts, once; collective over
+// the leaders. Without them (no server, a host it does not know) the tree keeps its own order.
+void ask_leader_delays(Hierarchy &h) {
+  h.leader_delays_asked = true;
+  CommInfo c(h.leaders);
+  std::string mine = leader_host(h);
+  mine.resize(MPI_MAX_PROCESSOR_NAME, '\0');
+  std::vector<char> names(c.rank == 0 ? mine.size() * static_cast<size_t>(c.size) : 0);
+  check_mpi(PMPI_Gather(mine.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
+                        0, h.leaders),
+            "MPI_Gather");
+  int known = 0;
+  if (c.rank == 0) {
+    std::vector<std::string> hosts;
+    for (int l = 0; l < c.size; ++l) hosts.emplace_back(&names[static_cast<size_t>(l) * MPI_MAX_PROCESSOR_NAME]);
+    try {
+      if (h.config.topo_server.empty()) throw Error(CANOPY_ERR_INVALID_ARG, "topo_server (CANOPY_TOPO_SERVER) is not set");
+      topo::HostMatrices m = service::ServiceClient(h.config.topo_server).matrices(hosts);
+      h.leader_delays.assign(m.delay_us.begin(), m.delay_us.end());
+      known = 1;
+    } catch (const Error &e) {
+      CANOPY_LOG(Warn, "collectives: Bcast between node leaders in the tree's own order, not %s: no delays between "
+                       "their hosts (%s)", leader_order_name(h.config.bcast_leader_order), e.what());
+    }
+  }
+  check_mpi(PMPI_Bcast(&known, 1, MPI_INT, 0, h.leaders), "MPI_Bcast");
+  h.leader_delays_known = known;
+}
+
+// The leaders' order for a Bcast from @p root_node (coll_bcast_leader_order), made by leader 0
+// at that root's first Bcast and sent to the others; nullptr for the tree's own order.
+const TreeOrder *leader_order(Hierarchy &h, int root_node) {
+  LeaderOrder how = h.config.bcast_leader_order;
+  if (how == LeaderOrder::None) return nullptr;
+  if (auto it = h.leader_orders.find(root_node); it != h.leader_orders.end()) return &it->second;
+  if (!h.leader_delays_asked) ask_leader_delays(h);
+  if (!h.leader_delays_known) return nullptr;
+  CommInfo c(h.leaders);
+  std::vector<int> order(static_cast<size_t>(c.size));
+  if (c.rank == 0) {
+    const std::string &inter = h.config.bcast_inter_algorithm;
+    order = order_leaders(bcast_tree_parents(inter, c.size, h.config.bcast_knomial_radix), root_node, h.leader_delays, how);
+    std::string first;
+    for (size_t v = 0; v < order.size() && v < 16; ++v) first += " " + std::to_string(order[v]);
+    CANOPY_LOG(Info, "collectives: Bcast from node %d between %d node leaders in %s order (%s tree):%s%s", root_node,
+               c.size, leader_order_name(how), inter.c_str(), first.c_str(), order.size() > 16 ? " ..." : "");
+  }
+  check_mpi(PMPI_Bcast(order.data(), c.size, MPI_INT, 0, h.leaders), "MPI_Bcast");
+  return &h.leader_orders.emplace(root_node, TreeOrder(std::move(order))).first->second;
+}
+
 // MVAPICH's scheme (topology-aware bcast paper, III-C): the root's node first (so its leader
-// has the data), then the node leaders, then every other node from its leader.
+// has the data), then the node leaders, then every other node from its leader. The leaders'
+// tree may follow the fabric (IV-B: leader_order).
 void bcast_two_level(Hierarchy &h, char *buf, size_t bytes, int root) {
   int root_node = h.node_of[root];
   const std::string &inter = h.config.bcast_inter_algorithm;  // both names checked with the hierarchy
   if (h.node_index == root_node) intra_node_bcast(h, buf, bytes, h.local_rank_of[root]);
-  if (h.leaders != MPI_COMM_NULL) flat_bcast(h.config, inter, h.leaders, buf, bytes, root_node);
+  if (h.leaders != MPI_COMM_NULL)
+    flat_bcast(h.config, inter, h.leaders, buf, bytes, root_node, leader_order(h, root_node));
   if (h.node_index != root_node) intra_node_bcast(h, buf, bytes, 0);
 }
 
@@ -107,12 +171,14 @@ bool is_flat_bcast(const std::string &name) {
   return false;
 }
 
-void flat_bcast(const CollConfig &config, const std::string &name, MPI_Comm comm, char *buf, size_t bytes, int root) {
-  if (name == "binomial") return knomial(comm, buf, bytes, root, 2);
-  if (name == "knomial") return knomial(comm, buf, bytes, root, config.bcast_knomial_radix);
-  if (name == "scatter_rd_allgather") return scatter_allgather(comm, buf, bytes, root, allgather_blocks_rd);
-  if (name == "scatter_ring_allgather") return scatter_allgather(comm, buf, bytes, root, allgather_blocks_ring);
-  if (name == "chain") return chain(comm, buf, bytes, root, config.bcast_chain_segment_bytes);
+void flat_bcast(const CollConfig &config, const std::string &name, MPI_Comm comm, char *buf, size_t bytes, int root,
+                const TreeOrder *order) {
+  VirtualRanks vr{CommInfo(comm).size, root, order};
+  if (name == "binomial") return knomial(comm, buf, bytes, vr, 2);
+  if (name == "knomial") return knomial(comm, buf, bytes, vr, config.bcast_knomial_radix);
+  if (name == "scatter_rd_allgather") return scatter_allgather(comm, buf, bytes, vr, allgather_blocks_rd);
+  if (name == "scatter_ring_allgather") return scatter_allgather(comm, buf, bytes, vr, allgather_blocks_ring);
+  if (name == "chain") return chain(comm, buf, bytes, vr, config.bcast_chain_segment_bytes);
   throw Error(CANOPY_ERR_INVALID_ARG, "'" + name +
                                           "' is not a flat bcast algorithm (binomial, knomial, scatter_rd_allgather, "
                                           "scatter_ring_allgather, chain)");

@@ -17,6 +17,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -65,6 +66,13 @@ struct Hierarchy {
     Selection selection;
   };
   std::array<LastChoice, kCollectives> last_choice;
+
+  // Topology-aware Bcast between the node leaders (coll_bcast_leader_order, bcast.cpp): the
+  // delays between the leaders' hosts, asked for once and kept on leader 0 only (known: they
+  // came), and the leaders' order for each root node, made at that root's first Bcast.
+  bool leader_delays_asked = false, leader_delays_known = false;
+  std::vector<float> leader_delays;
+  std::map<int, TreeOrder> leader_orders;
 
   Hierarchy() = default;
   Hierarchy(const Hierarchy &) = delete;

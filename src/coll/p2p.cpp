@@ -140,6 +140,10 @@ void wait_all(std::vector<MPI_Request> &requests) {
   requests.clear();
 }
 
+TreeOrder::TreeOrder(std::vector<int> rank_at) : rank(std::move(rank_at)), position(rank.size()) {
+  for (size_t v = 0; v < rank.size(); ++v) position[static_cast<size_t>(rank[v])] = static_cast<int>(v);
+}
+
 Blocks Blocks::even_split(size_t bytes, int parts) {
   Blocks b;
   b.offset.reserve(static_cast<size_t>(std::max(parts, 0)));

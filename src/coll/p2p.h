@@ -53,10 +53,22 @@ struct Blocks {
   size_t span_bytes(int lo, int hi) const;
 };
 
-/** Maps virtual rank v to the communicator rank (v + shift) mod p. */
+/** A tree's positions in an order of its own: rank[v] holds position v, position[r] is rank
+    r's (the node leaders of a topology-aware Bcast, coll/plan/leader_order.h). */
+struct TreeOrder {
+  std::vector<int> rank, position;
+  explicit TreeOrder(std::vector<int> rank_at);
+};
+
+/** Maps virtual rank v to the communicator rank (v + shift) mod p, or to order->rank[v]. */
 struct VirtualRanks {
   int p, shift;
-  int real(int v) const { return (v % p + p + shift) % p; }
+  const TreeOrder *order = nullptr;
+  int real(int v) const {
+    int w = (v % p + p) % p;
+    return order ? order->rank[static_cast<size_t>(w)] : (w + shift) % p;
+  }
+  int virtual_of(int rank) const { return order ? order->position[static_cast<size_t>(rank)] : (rank - shift + p) % p; }
 };
 
 using BlockAllgatherFn = void (*)(char *buf, const Blocks &blocks, MPI_Comm comm, const VirtualRanks &vr, int v);

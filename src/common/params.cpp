@@ -43,6 +43,8 @@ const std::vector<ParamDef> kRegistry = {
      "Bcast between node leaders in two_level: binomial, knomial, scatter_rd_allgather, scatter_ring_allgather or chain."},
     {"coll_bcast_intra_algorithm", ParamType::String, "shm",
      "Bcast inside a node in two_level (Bcast, Allreduce) and leader: shm or any flat Bcast algorithm (binomial, knomial, ...)."},
+    {"coll_bcast_leader_order", ParamType::String, "none",
+     "Topology-aware Bcast between node leaders in two_level: none, dft or bft (the tree's positions visited depth or breadth first from the root, each taking the leader nearest its parent by the delay matrix topo_server answers for the leaders' hosts; not measured yet)."},
     {"coll_bcast_knomial_radix", ParamType::Int, "4",
      "Radix k of the k-nomial Bcast tree (2 gives the binomial tree).", 2, 64},
     {"coll_leader_domain", ParamType::String, "package",
@@ -132,7 +134,7 @@ const std::vector<ParamDef> kRegistry = {
      "Per-link latency (microseconds) used by the delay matrix.", 0, 1e9},
     {"topo_server", ParamType::String, "",
      "Topology service (canopyd) address HOST:PORT used when none is given: canopy_service_matrices(), "
-     "`canopy query`."},
+     "`canopy query`, and the delays of coll_bcast_leader_order."},
 };
 
 const ParamDef *lookup_def(const std::string &name) {

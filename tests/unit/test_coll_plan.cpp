@@ -2,11 +2,13 @@
 // tuning files, host maps, synthetic socket layouts and leader groups.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "coll/plan/catalog.h"
 #include "coll/plan/config.h"
 #include "coll/plan/layout.h"
+#include "coll/plan/leader_order.h"
 #include "coll/plan/selection.h"
 #include "common/error.h"
 #include "common/file_io.h"
@@ -322,6 +324,62 @@ TEST(CollTuning, MergingReplacesTheShapeAndKeepsTheRest) {
   EXPECT_THROW(merge_tuning_rules(nlohmann::json::parse(R"({"allgather": [{"algorithm": "nosuch"}]})"),
                                   Collective::Bcast, again, "t.json"),
                Error);
+}
+
+TEST(CollLeaderOrder, TreeParentsFollowTheBcastAlgorithms) {
+  EXPECT_EQ(bcast_tree_parents("binomial", 8, 4), (std::vector<int>{-1, 0, 0, 2, 0, 4, 4, 6}));
+  EXPECT_EQ(bcast_tree_parents("scatter_ring_allgather", 5, 4), (std::vector<int>{-1, 0, 0, 2, 0}));
+  EXPECT_EQ(bcast_tree_parents("knomial", 9, 4), (std::vector<int>{-1, 0, 0, 0, 0, 4, 4, 4, 0}));
+  EXPECT_EQ(bcast_tree_parents("chain", 4, 4), (std::vector<int>{-1, 0, 1, 2}));
+}
+
+// Two switches of four leaders each, listed alternately (a scattered allocation): 1 between
+// leaders of one switch, 3 across. The root's binomial subtree of four positions (4-7) should
+// stay on the root's switch, depth first; identity crosses switches on 4 of the 7 tree edges.
+TEST(CollLeaderOrder, CriticalPositionsTakeTheNearestLeaders) {
+  const int n = 8;
+  std::vector<float> delay(n * n, 3);
+  for (int a = 0; a < n; ++a)
+    for (int b = 0; b < n; ++b)
+      if (a == b) delay[a * n + b] = 0;
+      else if (a % 2 == b % 2) delay[a * n + b] = 1;
+  std::vector<int> parent = bcast_tree_parents("binomial", n, 4);
+  auto crossings = [&](const std::vector<int> &leader) {
+    int crossing = 0;
+    for (int p = 1; p < n; ++p) crossing += leader[p] % 2 != leader[parent[p]] % 2;
+    return crossing;
+  };
+  std::vector<int> identity = order_leaders(parent, 0, delay, LeaderOrder::None);
+  EXPECT_EQ(identity, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(crossings(identity), 4);
+  // Depth first: positions 4, 6, 7, 5, 2, 3, 1.
+  std::vector<int> dft = order_leaders(parent, 0, delay, LeaderOrder::DepthFirst);
+  EXPECT_EQ(dft, (std::vector<int>{0, 7, 3, 5, 2, 1, 4, 6}));
+  EXPECT_EQ(crossings(dft), 3);
+  // Breadth first: positions 4, 2, 1, 6, 5, 3, 7.
+  std::vector<int> bft = order_leaders(parent, 0, delay, LeaderOrder::BreadthFirst);
+  EXPECT_EQ(bft, (std::vector<int>{0, 6, 4, 5, 2, 3, 1, 7}));
+  EXPECT_EQ(crossings(bft), 3);  // the root's three children on its switch
+  // Another root keeps position 0; without an order the tree rotates from it.
+  EXPECT_EQ(order_leaders(parent, 5, delay, LeaderOrder::DepthFirst)[0], 5);
+  EXPECT_EQ(order_leaders(parent, 5, delay, LeaderOrder::None), (std::vector<int>{5, 6, 7, 0, 1, 2, 3, 4}));
+  // Every order is a permutation.
+  for (LeaderOrder how : {LeaderOrder::DepthFirst, LeaderOrder::BreadthFirst})
+    for (int root = 0; root < n; ++root) {
+      std::vector<int> order = order_leaders(parent, root, delay, how);
+      std::sort(order.begin(), order.end());
+      EXPECT_EQ(order, identity);
+    }
+}
+
+TEST(CollLeaderOrder, TheParameterIsChecked) {
+  {
+    EnvGuard env("CANOPY_COLL_BCAST_LEADER_ORDER", "bft");
+    EXPECT_EQ(CollConfig::from_params().bcast_leader_order, LeaderOrder::BreadthFirst);
+  }
+  EnvGuard env("CANOPY_COLL_BCAST_LEADER_ORDER", "sideways");
+  EXPECT_NE(config_error().find("CANOPY_COLL_BCAST_LEADER_ORDER: 'sideways' is not none, dft or bft"), std::string::npos)
+      << config_error();
 }
 
 TEST(CollLayout, HostMapExpandsCountsAndReportsLines) {

@@ -21,6 +21,12 @@ LeaderDomain parse_leader_domain(const std::string &name) {
   throw Error(CANOPY_ERR_INVALID_ARG, param_env_name("coll_leader_domain") + ": '" + name + "' is not package or numa");
 }
 
+LeaderOrder parse_leader_order(const std::string &name) {
+  for (LeaderOrder order : {LeaderOrder::None, LeaderOrder::DepthFirst, LeaderOrder::BreadthFirst})
+    if (name == leader_order_name(order)) return order;
+  throw Error(CANOPY_ERR_INVALID_ARG, param_env_name("coll_bcast_leader_order") + ": '" + name + "' is not none, dft or bft");
+}
+
 GroupAggregation parse_group_aggregation(const std::string &name) {
   if (name == "recursive_doubling") return GroupAggregation::RecursiveDoubling;
   if (name == "ring") return GroupAggregation::Ring;
@@ -68,6 +74,8 @@ CollConfig CollConfig::from_params() {
   c.bcast_chain_segment_bytes = static_cast<size_t>(param_int("coll_bcast_chain_segment_bytes"));
   c.bcast_inter_algorithm = param_string("coll_bcast_inter_algorithm");
   c.bcast_intra_algorithm = param_string("coll_bcast_intra_algorithm");
+  c.bcast_leader_order = parse_leader_order(param_string("coll_bcast_leader_order"));
+  c.topo_server = param_string("topo_server");
   c.allgather_inter_algorithm = param_string("coll_allgather_inter_algorithm");
   c.reduce_inter_algorithm = param_string("coll_reduce_inter_algorithm");
   c.allreduce_inter_algorithm = param_string("coll_allreduce_inter_algorithm");

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "coll/plan/layout.h"
+#include "coll/plan/leader_order.h"
 #include "coll/plan/selection.h"
 
 namespace canopy::coll {
@@ -40,6 +41,8 @@ struct CollConfig {
   int bcast_knomial_radix = 4;
   size_t bcast_chain_segment_bytes = 65536;
   std::string bcast_inter_algorithm = "knomial", bcast_intra_algorithm = "shm";
+  LeaderOrder bcast_leader_order = LeaderOrder::None;
+  std::string topo_server;  // where the leader order's delays come from
   std::string allgather_inter_algorithm = "recursive_doubling";
   std::string reduce_inter_algorithm = "binomial", allreduce_inter_algorithm = "recursive_doubling";
   size_t reduce_segment_bytes = 1048576;

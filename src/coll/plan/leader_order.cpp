@@ -1,0 +1,73 @@
+#include "coll/plan/leader_order.h"
+
+#include <algorithm>
+#include <deque>
+
+#include "common/error.h"
+
+namespace canopy::coll {
+
+const char *leader_order_name(LeaderOrder order) {
+  switch (order) {
+    case LeaderOrder::None: return "none";
+    case LeaderOrder::DepthFirst: return "dft";
+    case LeaderOrder::BreadthFirst: return "bft";
+  }
+  return "?";
+}
+
+std::vector<int> bcast_tree_parents(const std::string &algorithm, int n, int knomial_radix) {
+  std::vector<int> parent(static_cast<size_t>(n), -1);
+  if (algorithm == "chain") {
+    for (int v = 1; v < n; ++v) parent[static_cast<size_t>(v)] = v - 1;
+    return parent;
+  }
+  // k-nomial (bcast.cpp's knomial): v's parent clears v's lowest non-zero base-k digit.
+  long long radix = algorithm == "knomial" ? knomial_radix : 2;
+  for (int v = 1; v < n; ++v) {
+    long long mask = 1;
+    while (v % (radix * mask) == 0) mask *= radix;
+    parent[static_cast<size_t>(v)] = static_cast<int>(v - v % (radix * mask));
+  }
+  return parent;
+}
+
+std::vector<int> order_leaders(const std::vector<int> &parent, int root, const std::vector<float> &delay,
+                               LeaderOrder order) {
+  size_t n = parent.size();
+  std::vector<int> leader(n);
+  for (size_t p = 0; p < n; ++p) leader[p] = static_cast<int>((static_cast<size_t>(root) + p) % n);
+  if (order == LeaderOrder::None || n < 3) return leader;
+  if (delay.size() != n * n) throw Error(CANOPY_ERR_INTERNAL, "leader delay matrix of the wrong size");
+  // Children with more descendants first (their delays hold up more of the tree).
+  std::vector<int> descendants(n, 0);
+  for (size_t p = n; p-- > 1;) descendants[static_cast<size_t>(parent[p])] += descendants[p] + 1;
+  std::vector<std::vector<int>> children(n);
+  for (size_t p = 1; p < n; ++p) children[static_cast<size_t>(parent[p])].push_back(static_cast<int>(p));
+  for (std::vector<int> &c : children)
+    std::stable_sort(c.begin(), c.end(), [&](int a, int b) { return descendants[a] > descendants[b]; });
+  std::vector<bool> placed(n, false);
+  placed[static_cast<size_t>(root)] = true;
+  leader[0] = root;
+  auto place = [&](int p) {
+    const float *row = &delay[static_cast<size_t>(leader[static_cast<size_t>(parent[p])]) * n];
+    int best = -1;
+    for (size_t l = 0; l < n; ++l)
+      if (!placed[l] && (best < 0 || row[l] < row[best])) best = static_cast<int>(l);
+    leader[static_cast<size_t>(p)] = best;
+    placed[static_cast<size_t>(best)] = true;
+  };
+  std::deque<int> pending{0};  // breadth first: a queue; depth first: a stack
+  while (!pending.empty()) {
+    int p = order == LeaderOrder::BreadthFirst ? pending.front() : pending.back();
+    if (order == LeaderOrder::BreadthFirst) pending.pop_front();
+    else pending.pop_back();
+    if (p != 0) place(p);
+    const std::vector<int> &c = children[static_cast<size_t>(p)];
+    if (order == LeaderOrder::BreadthFirst) pending.insert(pending.end(), c.begin(), c.end());
+    else pending.insert(pending.end(), c.rbegin(), c.rend());  // the first child on top
+  }
+  return leader;
+}
+
+}  // namespace canopy::coll

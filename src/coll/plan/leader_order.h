@@ -1,0 +1,33 @@
+// Topology- and speed-aware Bcast between node leaders (the topology-aware bcast paper,
+// IV-B: ../shared/papers/topology-speed-aware-bcast-infiniband.txt), without MPI so it is
+// unit-tested.
+//
+// A tree broadcast suffers most from a delay at a node with many descendants, so the
+// leaders are re-ordered before the inter-node tree runs: the tree's positions are visited
+// depth first or breadth first from the root, children with more descendants first, and each
+// position takes the not yet placed leader with the least delay from the leader at its
+// parent's position. The root's leader keeps position 0.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace canopy::coll {
+
+enum class LeaderOrder { None, DepthFirst, BreadthFirst };
+
+/** "none", "dft", "bft": the names of coll_bcast_leader_order. */
+const char *leader_order_name(LeaderOrder order);
+
+/** The parent of every position of the flat Bcast @p algorithm's tree over @p n positions
+    rooted at 0 (parent[0] = -1): k-nomial trees (binomial: radix 2; the scatter of
+    scatter_rd_allgather and scatter_ring_allgather is binomial), the chain's path. */
+std::vector<int> bcast_tree_parents(const std::string &algorithm, int n, int knomial_radix);
+
+/** Position -> leader: position 0 holds @p root, every other position the leader chosen
+    for it as above (ties: the lowest leader index). @p delay: leaders x leaders, row-major,
+    delay[a * n + b] the cost of sending from a to b. @p order None: the tree's own order
+    (position p holds (root + p) mod n). */
+std::vector<int> order_leaders(const std::vector<int> &parent, int root, const std::vector<float> &delay,
+                               LeaderOrder order);
+
+}  // namespace canopy::coll

@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""Topology-aware Bcast between node leaders (coll_bcast_leader_order) against a real canopyd:
+8 ranks on four virtual hosts, H1..H4 of the two-switch fabric (H1, H2 on S1; H3, H4 on S2),
+listed so that neighbouring node indexes sit on different switches (nodes 0-3 = H1, H3, H2, H4).
+For every tree between the leaders and both orders, `canopy bench -c -k rotate` checks every
+byte on every rank from every root, and the order leader 0 logs is the paper's heuristic on this
+fabric. Without a server the tree keeps its own order (one warning), and stays correct.
+
+Usage: test_bcast_leader_order.py RUN_MPI BIN_DIR DUMP_DIR SCRATCH_DIR"""
+import os
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "service"))
+from canopyd_harness import Canopyd  # noqa: E402
+
+RUN_MPI, BIN, DUMP, SCRATCH = sys.argv[1:5]
+failures = []
+
+
+def check(name, condition, detail=""):
+    print(("ok   " if condition else "FAIL ") + name + ("" if condition else f": {detail}"), flush=True)
+    if not condition:
+        failures.append(name)
+
+
+def bench(env):
+    full = dict(os.environ, MPI_ENV=" ".join(f"{k}={v}" for k, v in env.items()))
+    return subprocess.run([RUN_MPI, "120", "8", os.path.join(BIN, "canopy"), "bench", "bcast", "-m", "1:65536",
+                           "-i", "8", "-x", "0", "-c", "-k", "rotate"], capture_output=True, text=True, env=full,
+                          timeout=180)
+
+
+def orders(stderr):
+    """{root node: [node at each position]} from leader 0's log."""
+    found = {}
+    for m in re.finditer(r"Bcast from node (\d+) between 4 node leaders in \w+ order \(\w+ tree\):([\d ]+)$",
+                         stderr, re.M):
+        found[int(m.group(1))] = [int(x) for x in m.group(2).split()]
+    return found
+
+
+os.makedirs(SCRATCH, exist_ok=True)
+hostmap = os.path.join(SCRATCH, "leader_order_hostmap.txt")
+with open(hostmap, "w") as f:
+    f.write("H1\nH3\nH2\nH4\n" * 2)
+server = Canopyd(BIN, DUMP, SCRATCH)
+base = {"CANOPY_HOSTMAP": hostmap, "CANOPY_TOPO_SERVER": f"127.0.0.1:{server.port}",
+        "CANOPY_BCAST_ALGORITHM": "two_level", "CANOPY_LOG_LEVEL": "info"}
+# Binomial over 4 leaders: position 2 (one child, position 3) before position 1. Depth first
+# from H1: position 2 takes H2 (same switch), 3 the nearer of H3/H4 to H2 (a tie: node 1), 1 the
+# last; breadth first: 2, then 1 (nearest to H1 of the rest: a tie, node 1), then 3.
+expected = {
+    ("binomial", "dft"): {0: [0, 3, 2, 1], 1: [1, 2, 3, 0], 2: [2, 3, 0, 1], 3: [3, 2, 1, 0]},
+    ("binomial", "bft"): {0: [0, 1, 2, 3], 1: [1, 0, 3, 2], 2: [2, 1, 0, 3], 3: [3, 0, 1, 2]},
+    # Radix 4: the root's three children, each without children, in position order; the
+    # chain: each position the nearest to the one before.
+    ("knomial", "dft"): {0: [0, 2, 1, 3], 1: [1, 3, 0, 2], 2: [2, 0, 1, 3], 3: [3, 1, 0, 2]},
+    ("chain", "bft"): {0: [0, 2, 1, 3], 1: [1, 3, 0, 2], 2: [2, 0, 1, 3], 3: [3, 1, 0, 2]},
+    ("scatter_rd_allgather", "dft"): {0: [0, 3, 2, 1], 1: [1, 2, 3, 0], 2: [2, 3, 0, 1], 3: [3, 2, 1, 0]},
+    ("scatter_ring_allgather", "bft"): {0: [0, 1, 2, 3], 1: [1, 0, 3, 2], 2: [2, 1, 0, 3], 3: [3, 0, 1, 2]},
+}
+for (tree, order), want in expected.items():
+    r = bench(dict(base, CANOPY_COLL_BCAST_INTER_ALGORITHM=tree, CANOPY_COLL_BCAST_LEADER_ORDER=order))
+    rows = [line.split() for line in r.stdout.splitlines() if line and not line.startswith("#")]
+    check(f"{tree} {order}: every byte right on every rank from every root",
+          r.returncode == 0 and len(rows) == 17 and all(row[-1] == "Pass" for row in rows), r.stdout + r.stderr[-2000:])
+    check(f"{tree} {order}: the leaders' order per root node", orders(r.stderr) == want, (orders(r.stderr), want))
+    check(f"{tree} {order}: no warning", "[warn]" not in r.stderr, r.stderr[-2000:])
+server.stop()
+
+r = bench(dict(base, CANOPY_TOPO_SERVER=f"127.0.0.1:{server.port}", CANOPY_COLL_BCAST_LEADER_ORDER="dft",
+               CANOPY_SERVICE_CLIENT_TIMEOUT_S="2"))
+rows = [line.split() for line in r.stdout.splitlines() if line and not line.startswith("#")]
+check("no server: still right", r.returncode == 0 and rows and all(row[-1] == "Pass" for row in rows),
+      r.stdout + r.stderr[-2000:])
+check("no server: one warning, the tree's own order",
+      r.stderr.count("Bcast between node leaders in the tree's own order, not dft") == 1 and not orders(r.stderr),
+      r.stderr[-2000:])
+print(f"{len(failures)} failures" if failures else "all passed")
+sys.exit(1 if failures else 0)
