@@ -1,5 +1,6 @@
 // Bcast algorithms. Trees use virtual ranks relative to the root (p2p.h).
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "coll/algorithms.h"
@@ -102,7 +103,10 @@ void ask_leader_delays(Hierarchy &h) {
   int known = 0;
   if (c.rank == 0) {
     std::vector<std::string> hosts;
-    for (int l = 0; l < c.size; ++l) hosts.emplace_back(&names[static_cast<size_t>(l) * MPI_MAX_PROCESSOR_NAME]);
+    for (int l = 0; l < c.size; ++l) {
+      const char *name = &names[static_cast<size_t>(l) * MPI_MAX_PROCESSOR_NAME];
+      hosts.emplace_back(name, strnlen(name, MPI_MAX_PROCESSOR_NAME));  // a longer name was cut short
+    }
     try {
       if (h.config.topo_server.empty()) throw Error(CANOPY_ERR_INVALID_ARG, "topo_server (CANOPY_TOPO_SERVER) is not set");
       topo::HostMatrices m = service::ServiceClient(h.config.topo_server).matrices(hosts);

@@ -24,7 +24,8 @@ const char *leader_order_name(LeaderOrder order);
 std::vector<int> bcast_tree_parents(const std::string &algorithm, int n, int knomial_radix);
 
 /** Position -> leader: position 0 holds @p root, every other position the leader chosen
-    for it as above (ties: the lowest leader index). @p delay: leaders x leaders, row-major,
+    for it as above (ties: the lowest leader index). @p parent: a tree rooted at position 0
+    whose parents precede their children (parent[v] < v), as bcast_tree_parents gives. @p delay: leaders x leaders, row-major,
     delay[a * n + b] the cost of sending from a to b. @p order None: the tree's own order
     (position p holds (root + p) mod n). */
 std::vector<int> order_leaders(const std::vector<int> &parent, int root, const std::vector<float> &delay,
