@@ -2,7 +2,8 @@
 # The topology-aware Bcast between node leaders (coll_bcast_leader_order; the topology-aware
 # bcast paper, IV-B) in SimGrid SMPI: one rank per node of a scattered allocation on a generated
 # fat tree, where a seeded share of the hosts has a slower HCA link (the paper's
-# heterogeneous-speed case; 0 for the hop-count case alone), Bcasts down the inter-leader tree
+# heterogeneous-speed case; 0 for the hop-count case alone), or of a given fabric and allocation
+# (--fabric, --hosts: what `make demo` runs on its collected dump), Bcasts down the inter-leader tree
 # with the leaders in the tree's own order (none) and in the dft and bft orders that
 # bench_bcast_orders works out as libcanopy-mpi does (the same delay matrix and heuristic). The
 # SMPI program is patterns/bcast_tree.c; the platform is `canopy topo --simgrid` of the job's
@@ -12,10 +13,14 @@ set -euo pipefail
 usage() {
   cat <<'USAGE'
 Usage: bench/smpi_bcast.sh [OPTIONS]
-  --nodes N          nodes (one rank each; default 64)
+  --nodes N          nodes (one rank each; default 64, or every host of --hosts)
   --fabric-hosts N   hosts of the generated 3-level fat tree (default 512, radix 16)
   --slow FRACTION    share of the fabric's hosts whose link runs at SDR instead of QDR (default 0.25)
   --seed S           seed of the allocation and of the slow hosts (default 1)
+  --fabric SOURCE    this topology source (see `canopy topo --formats`) instead of a generated fat
+                     tree, with its own link rates; needs --hosts
+  --hosts FILE       the allocation: host names, one per line, node i's on line i (comments and
+                     blank lines skipped; the job takes the first --nodes, or all without --nodes)
   --tree NAME        binomial, knomial (radix 4) or chain (default binomial)
   --roots N          root nodes, spread over the job (default 4)
   --bytes LIST       message sizes (default 1024,65536,1048576)
@@ -28,13 +33,13 @@ USAGE
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(dirname "$HERE")"
-NODES=64 FABRIC_HOSTS=512 SLOW=0.25 SEED=1 TREE=binomial ROOTS=4 BYTES=1024,65536,1048576
+NODES= FABRIC_HOSTS=512 SOURCE= HOSTS= SLOW=0.25 SEED=1 TREE=binomial ROOTS=4 BYTES=1024,65536,1048576
 OUT=/tmp/canopy-smpi-bcast BUILD="$ROOT/build"
 while [ $# -gt 0 ]; do
   case "$1" in
     --nodes) NODES="${2-}" ;; --fabric-hosts) FABRIC_HOSTS="${2-}" ;; --slow) SLOW="${2-}" ;;
     --seed) SEED="${2-}" ;; --tree) TREE="${2-}" ;; --roots) ROOTS="${2-}" ;; --bytes) BYTES="${2-}" ;;
-    --out) OUT="${2-}" ;; --build) BUILD="${2-}" ;;
+    --out) OUT="${2-}" ;; --build) BUILD="${2-}" ;; --fabric) SOURCE="${2-}" ;; --hosts) HOSTS="${2-}" ;;
     -h|--help) usage; exit 0 ;;
     *) echo "smpi_bcast: error: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -42,21 +47,26 @@ while [ $# -gt 0 ]; do
 done
 die() { echo "smpi_bcast: error: $*" >&2; exit 1; }
 say() { echo "[smpi_bcast $(date +%H:%M:%S)] $*" >&2; }
-for v in "$NODES" "$FABRIC_HOSTS" "$ROOTS"; do [[ "$v" =~ ^[1-9][0-9]*$ ]] || die "'$v' is not a positive integer"; done
+for v in ${NODES:+"$NODES"} "$FABRIC_HOSTS" "$ROOTS"; do [[ "$v" =~ ^[1-9][0-9]*$ ]] || die "'$v' is not a positive integer"; done
+[ -z "$SOURCE" ] || [ -n "$HOSTS" ] || die "--fabric needs --hosts (the job's allocation)"
+[ -z "$HOSTS" ] || [ -n "$SOURCE" ] || die "--hosts needs --fabric"
+[ -z "$HOSTS" ] || [ -r "$HOSTS" ] || die "cannot read --hosts $HOSTS"
 [[ "$SEED" =~ ^[0-9]+$ ]] || die "--seed must be a non-negative integer, not '$SEED'"
 [[ "$SLOW" =~ ^(0(\.[0-9]+)?|1(\.0*)?)$ ]] || die "--slow must be a fraction from 0 to 1, not '$SLOW'"
 [[ "$BYTES" =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || die "--bytes must be a list of positive sizes, not '$BYTES'"
 case "$TREE" in binomial|knomial|chain) ;; *) die "--tree must be binomial, knomial or chain" ;; esac
-[ "$NODES" -ge 2 ] && [ "$NODES" -le "$FABRIC_HOSTS" ] || die "--nodes must be 2 to --fabric-hosts"
+[ -n "$SOURCE" ] || NODES=${NODES:-64}
+[ -z "$NODES" ] || { [ "$NODES" -ge 2 ] && { [ -n "$SOURCE" ] || [ "$NODES" -le "$FABRIC_HOSTS" ]; }; } ||
+  die "--nodes must be 2 to --fabric-hosts"
 for tool in canopy bench_bcast_orders; do
   [ -x "$BUILD/bin/$tool" ] || die "$BUILD/bin/$tool not built (cmake --build $BUILD --target canopy_tool bench_bcast_orders)"
 done
 command -v smpicc >/dev/null && command -v smpirun >/dev/null || die "smpicc/smpirun not found (SimGrid SMPI)"
 mkdir -p "$OUT"
 
-# The fabric: a generated fat tree, then the slow hosts' cables (both ends) at SDR.
-FABRIC="$OUT/fabric-${FABRIC_HOSTS}h-slow$SLOW-s$SEED"
-if [ ! -s "$FABRIC/manifest.json" ]; then
+# The fabric: a given one, or a generated fat tree, then the slow hosts' cables (both ends) at SDR.
+FABRIC="${SOURCE:-$OUT/fabric-${FABRIC_HOSTS}h-slow$SLOW-s$SEED}"
+if [ -z "$SOURCE" ] && [ ! -s "$FABRIC/manifest.json" ]; then
   rm -rf "$FABRIC" "$FABRIC.tmp"
   say "generating a 3-level fat tree of $FABRIC_HOSTS hosts, a share $SLOW of them at SDR"
   python3 "$ROOT/scripts/gen_fabric.py" dump --hosts "$FABRIC_HOSTS" --levels 3 --radix 16 --speed QDR \
@@ -81,15 +91,24 @@ PY
   mv "$FABRIC.tmp" "$FABRIC"
 fi
 
-# The job: the first NODES hosts of a seeded shuffle (a busy scheduler's scattered leftovers).
-JOB="$OUT/job-${NODES}n-s$SEED"
-python3 - "$FABRIC/ibnetdiscover.txt" "$SEED" "$NODES" > "$JOB.hosts" <<'PY'
+# The job: the given allocation's first NODES hosts, or the first NODES of a seeded shuffle (a
+# busy scheduler's scattered leftovers).
+if [ -n "$HOSTS" ]; then
+  JOB="$OUT/job-given"
+  grep -v '^[[:space:]]*\(#\|$\)' "$HOSTS" | head -n "${NODES:-1000000}" > "$JOB.hosts" || true
+  NODES=$(grep -c . "$JOB.hosts" || true)
+  [ "$NODES" -ge 2 ] || die "$HOSTS names fewer than 2 hosts"
+else
+  JOB="$OUT/job-${NODES}n-s$SEED"
+  python3 - "$FABRIC/ibnetdiscover.txt" "$SEED" "$NODES" > "$JOB.hosts" <<'PY'
 import random, re, sys
 hosts = sorted(set(re.findall(r'^Ca\s.*#\s*"([^"]+)"', open(sys.argv[1]).read(), re.M)))
 random.Random(int(sys.argv[2])).shuffle(hosts)
 print("\n".join(hosts[:int(sys.argv[3])]))
 PY
-"$BUILD/bin/canopy" topo "$FABRIC" --simgrid "$JOB.xml" --simgrid-hosts "$JOB.hosts" | grep '^simgrid:' >&2
+fi
+"$BUILD/bin/canopy" topo "$FABRIC" --simgrid "$JOB.xml" --simgrid-hosts "$JOB.hosts" | grep '^simgrid:' >&2 ||
+  die "canopy topo could not export the job's platform"
 "$BUILD/bin/bench_bcast_orders" --fabric "$FABRIC" --hosts "$JOB.hosts" --tree "$TREE" --roots "$ROOTS" \
   > "$JOB.$TREE.orders" || die "bench_bcast_orders failed"
 smpicc -O2 -o "$OUT/bcast_tree" "$HERE/patterns/bcast_tree.c" > "$OUT/bcast_tree.log" 2>&1 ||
@@ -100,13 +119,15 @@ smpirun -np "$NODES" -platform "$JOB.xml" -hostfile "$JOB.hosts" --cfg=smpi/simu
 grep -q '^bcast_tree order=' "$JOB.log" || die "no result (see $JOB.log): $(grep -v INFO "$JOB.log" | tail -3)"
 # Mean over the roots per order and size, and the ratio to none's.
 rm -f "$OUT/results.txt"
-python3 - "$JOB.log" "$NODES" "$TREE" "$SLOW" > "$OUT/results.txt.partial" <<'PY' || die "no table from $JOB.log"
+rates="a share $SLOW of the hosts at SDR"
+[ -z "$SOURCE" ] || rates="$SOURCE at its own link rates"
+python3 - "$JOB.log" "$NODES" "$TREE" "$rates" > "$OUT/results.txt.partial" <<'PY' || die "no table from $JOB.log"
 import collections, re, sys
-log, nodes, tree, slow = sys.argv[1:5]
+log, nodes, tree, rates = sys.argv[1:5]
 us = collections.defaultdict(list)
 for m in re.finditer(r"^bcast_tree order=(\w+) root=\d+ bytes=(\d+) us=([\d.]+)$", open(log).read(), re.M):
     us[(m.group(1), int(m.group(2)))].append(float(m.group(3)))
-print(f"# {nodes} nodes, {tree} tree, slow share {slow}: microseconds per Bcast, mean over the roots")
+print(f"# {nodes} nodes, {tree} tree, {rates}: microseconds per Bcast, mean over the roots")
 print("%-6s %10s %12s %8s" % ("order", "bytes", "us", "vs none"))
 for (order, size) in sorted(us, key=lambda k: (k[1], ["none", "dft", "bft"].index(k[0]))):
     mean = sum(us[(order, size)]) / len(us[(order, size)])

@@ -14,7 +14,9 @@
 #   12. the job's placements (identity, rt, rt+intra) timed in SimGrid SMPI on that fabric,
 #       for the halo exchange and two sparse-matrix exchanges (bench/smpi_eval.sh);
 #   13. 8 real MPI ranks placed on 4 fabric hosts (CANOPY_HOSTMAP): canopy bench --compare
-#       measures Canopy's collectives against the MPI library's own, with a latency plot.
+#       measures Canopy's collectives against the MPI library's own, with a latency plot;
+#   14. the topology-aware Bcast between node leaders: the 16 hosts of step 11 ordered by this
+#       fabric's delays (SDR and DDR hosts), timed in SimGrid SMPI (bench/smpi_bcast.sh).
 # Every background process (ibsim, OpenSM, collector, canopyd) is stopped on exit.
 # Usage: scripts/demo.sh [BUILD_DIR]   (outputs in demo-output/, or $CANOPY_DEMO_DIR)
 set -euo pipefail
@@ -155,5 +157,13 @@ if [ -x "$build/bin/canopy-bench" ]; then
 else
   echo "skipped: this build has no MPI (canopy bench needs CANOPY_WITH_MPI=ON)"
 fi
+
+step "14. topology-aware Bcast: node leaders ordered by this fabric's delays, in SimGrid SMPI"
+echo "one leader on each host of step 11; half the fabric's hosts have SDR links, half DDR:"
+echo "coll_bcast_leader_order=dft|bft puts the leaders nearest (fastest) to their parents at the tree's"
+echo "busiest positions (the topology-aware Bcast paper, IV-B); none is the tree's own order"
+show bash "$root/bench/smpi_bcast.sh" --fabric "$out/dumps" --hosts "$out/map/job.hosts" --roots 4 \
+  --out "$out/smpi-bcast" --build "$build"
 echo "fabric drawing: $out/fabric.svg    dumps: $out/dumps/current, $out/live/current    logs: $out/*.log"
-echo "task mapping: $out/map/ (launcher files, matrix.svg, link-load.svg), SMPI runs: $out/smpi/ (results.txt, results.svg)"
+echo "task mapping: $out/map/ (launcher files, matrix.svg, link-load.svg), SMPI runs: $out/smpi/ (results.txt, results.svg),"
+echo "  $out/smpi-bcast/results.txt"

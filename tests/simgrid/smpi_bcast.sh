@@ -2,7 +2,9 @@
 # bench/smpi_bcast.sh on a small generated fat tree (8 nodes of 64 hosts, half of them at SDR):
 # every order (none, dft, bft) and size has a positive simulated time and none's ratio is 1;
 # the orders bench_bcast_orders wrote put the root first and every node once per line; a bad
-# option exits 2 and a job larger than the fabric exits 1, both before any simulation.
+# option exits 2 and a job larger than the fabric exits 1, both before any simulation. On a
+# given fabric and allocation (--fabric, --hosts: the recorded two-switch dump, its 4 hosts with
+# comments and blank lines around) every order runs too; --fabric without --hosts is an error.
 # Usage: smpi_bcast.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
 BUILD="$1" ROOT="$2"
@@ -28,6 +30,19 @@ for order, root, *leaders in lines[1:]:
     assert order in ("none", "dft", "bft") and int(leaders[0]) == int(root), (order, root, leaders)
     assert sorted(map(int, leaders)) == list(range(8)), leaders
 PY
+printf '# alternating between the switches\nH1\nH3\n\nH2\nH4\n' > "$OUT/job.hosts"
+"$ROOT/bench/smpi_bcast.sh" --fabric "$ROOT/tests/data/cli/two-switch-dump" --hosts "$OUT/job.hosts" --bytes 4096 \
+  --out "$OUT/given" --build "$BUILD" > "$OUT/given.txt" || fail "smpi_bcast.sh --fabric --hosts failed"
+cat "$OUT/given.txt"
+grep -q '^# 4 nodes, binomial tree, .*two-switch-dump at its own link rates' "$OUT/given.txt" &&
+  [ "$(awk '$2 == 4096 && $3 + 0 > 0' "$OUT/given.txt" | wc -l)" -eq 3 ] ||
+  fail "given fabric: not three orders with a positive time on 4 nodes"
+diff <(printf 'H1\nH3\nH2\nH4\n') "$OUT/given/job-given.hosts" > /dev/null || fail "the job's hosts are not the allocation's"
+set +e
+"$ROOT/bench/smpi_bcast.sh" --fabric "$ROOT/tests/data/cli/two-switch-dump" --out "$OUT/bad" --build "$BUILD" 2> "$OUT/err"
+rc=$?
+set -e
+[ "$rc" -eq 1 ] && grep -q -- '--fabric needs --hosts' "$OUT/err" || fail "--fabric without --hosts: rc $rc, $(cat "$OUT/err")"
 set +e
 "$ROOT/bench/smpi_bcast.sh" --nodes 8 --tree ring --out "$OUT/bad" --build "$BUILD" 2> "$OUT/err"; rc=$?
 set -e
