@@ -1,6 +1,10 @@
 // Bcast algorithms. Trees use virtual ranks relative to the root (p2p.h).
 #include <algorithm>
 #include <cstring>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <tuple>
 #include <vector>
 
 #include "coll/algorithms.h"
@@ -89,6 +93,24 @@ std::string leader_host(const Hierarchy &h) {
   return std::string(name, static_cast<size_t>(length));
 }
 
+// The delays between hosts, as topo_server answered them for the last few lists of leaders'
+// hosts this process asked about: communicators over the same nodes (MPI_Comm_dup, libraries'
+// private copies of MPI_COMM_WORLD) ask once, not once each (9 s at 4,096 hosts).
+std::shared_ptr<const std::vector<float>> server_delays(const std::string &server, const std::vector<std::string> &hosts) {
+  using Delays = std::shared_ptr<const std::vector<float>>;
+  static std::mutex mutex;
+  static std::deque<std::tuple<std::string, std::vector<std::string>, Delays>> asked;
+  constexpr size_t kKept = 4;
+  std::lock_guard<std::mutex> lock(mutex);
+  for (const auto &[s, h, delays] : asked)
+    if (s == server && h == hosts) return delays;
+  topo::HostMatrices m = service::ServiceClient(server).matrices(hosts);
+  auto delays = std::make_shared<const std::vector<float>>(m.delay_us.begin(), m.delay_us.end());
+  asked.emplace_front(server, hosts, delays);
+  if (asked.size() > kKept) asked.pop_back();
+  return delays;
+}
+
 // Leader 0 asks topo_server for the delays between the leaders' hosts, once; collective over
 // the leaders. Without them (no server, a host it does not know) the tree keeps its own order.
 void ask_leader_delays(Hierarchy &h) {
@@ -109,8 +131,7 @@ void ask_leader_delays(Hierarchy &h) {
     }
     try {
       if (h.config.topo_server.empty()) throw Error(CANOPY_ERR_INVALID_ARG, "topo_server (CANOPY_TOPO_SERVER) is not set");
-      topo::HostMatrices m = service::ServiceClient(h.config.topo_server).matrices(hosts);
-      h.leader_delays.assign(m.delay_us.begin(), m.delay_us.end());
+      h.leader_delays = server_delays(h.config.topo_server, hosts);
       known = 1;
     } catch (const Error &e) {
       CANOPY_LOG(Warn, "collectives: Bcast between node leaders in the tree's own order, not %s: no delays between "
@@ -133,7 +154,7 @@ const TreeOrder *leader_order(Hierarchy &h, int root_node) {
   std::vector<int> order(static_cast<size_t>(c.size));
   if (c.rank == 0) {
     const std::string &inter = h.config.bcast_inter_algorithm;
-    order = order_leaders(bcast_tree_parents(inter, c.size, h.config.bcast_knomial_radix), root_node, h.leader_delays, how);
+    order = order_leaders(bcast_tree_parents(inter, c.size, h.config.bcast_knomial_radix), root_node, *h.leader_delays, how);
     std::string first;
     for (size_t v = 0; v < order.size() && v < 16; ++v) first += " " + std::to_string(order[v]);
     CANOPY_LOG(Info, "collectives: Bcast from node %d between %d node leaders in %s order (%s tree):%s%s", root_node,

@@ -71,7 +71,7 @@ struct Hierarchy {
   // delays between the leaders' hosts, asked for once and kept on leader 0 only (known: they
   // came), and the leaders' order for each root node, made at that root's first Bcast.
   bool leader_delays_asked = false, leader_delays_known = false;
-  std::vector<float> leader_delays;
+  std::shared_ptr<const std::vector<float>> leader_delays;  // leaders x leaders, shared by communicators over one node set
   std::map<int, TreeOrder> leader_orders;
 
   Hierarchy() = default;

@@ -4,19 +4,23 @@
 listed so that neighbouring node indexes sit on different switches (nodes 0-3 = H1, H3, H2, H4).
 For every tree between the leaders and both orders, `canopy bench -c -k rotate` checks every
 byte on every rank from every root, and the order leader 0 logs is the paper's heuristic on this
-fabric. Without a server the tree keeps its own order (one warning), and stays correct.
+fabric. Communicators over the same nodes ask the server once per process: an application's
+Bcasts on MPI_COMM_WORLD and two duplicates, with a server that takes one connection only, are
+all ordered. Without a server the tree keeps its own order (one warning), and stays correct.
 
-Usage: test_bcast_leader_order.py RUN_MPI BIN_DIR DUMP_DIR SCRATCH_DIR"""
+Usage: test_bcast_leader_order.py RUN_MPI BIN_DIR DUMP_DIR SCRATCH_DIR APP_BCAST_COMMS"""
 import os
 import re
+import socket
 import subprocess
 import sys
+import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "service"))
 from canopyd_harness import Canopyd  # noqa: E402
 
-RUN_MPI, BIN, DUMP, SCRATCH = sys.argv[1:5]
+RUN_MPI, BIN, DUMP, SCRATCH, APP = sys.argv[1:6]
 failures = []
 
 
@@ -31,6 +35,26 @@ def bench(env):
     return subprocess.run([RUN_MPI, "120", "8", os.path.join(BIN, "canopy"), "bench", "bcast", "-m", "1:65536",
                            "-i", "8", "-x", "0", "-c", "-k", "rotate"], capture_output=True, text=True, env=full,
                           timeout=180)
+
+
+def one_connection_proxy(port):
+    """A port that passes one connection through to 127.0.0.1:port and refuses any after it."""
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def pump(a, b):
+        while data := a.recv(65536):
+            b.sendall(data)
+        b.shutdown(socket.SHUT_WR)
+
+    def serve():
+        client, _ = listener.accept()
+        listener.close()
+        upstream = socket.create_connection(("127.0.0.1", port))
+        threading.Thread(target=pump, args=(upstream, client), daemon=True).start()
+        pump(client, upstream)
+
+    threading.Thread(target=serve, daemon=True).start()
+    return listener.getsockname()[1]
 
 
 def orders(stderr):
@@ -69,6 +93,15 @@ for (tree, order), want in expected.items():
           r.returncode == 0 and len(rows) == 17 and all(row[-1] == "Pass" for row in rows), r.stdout + r.stderr[-2000:])
     check(f"{tree} {order}: the leaders' order per root node", orders(r.stderr) == want, (orders(r.stderr), want))
     check(f"{tree} {order}: no warning", "[warn]" not in r.stderr, r.stderr[-2000:])
+proxy = one_connection_proxy(server.port)
+full = dict(os.environ, MPI_ENV=" ".join(f"{k}={v}" for k, v in dict(
+    base, CANOPY_TOPO_SERVER=f"127.0.0.1:{proxy}", CANOPY_COLL_BCAST_LEADER_ORDER="dft",
+    CANOPY_COLL_BCAST_INTER_ALGORITHM="binomial", CANOPY_SERVICE_CLIENT_TIMEOUT_S="2").items()))
+r = subprocess.run([RUN_MPI, "120", "8", APP], capture_output=True, text=True, env=full, timeout=180)
+logged = re.findall(r"Bcast from node (\d+) between 4 node leaders in dft order", r.stderr)
+check("three communicators over the same nodes: right, ordered from every root node each, one connection",
+      r.returncode == 0 and r.stdout.strip() == "ok" and sorted(logged) == sorted(["0", "1", "2", "3"] * 3)
+      and "[warn]" not in r.stderr, r.stdout + r.stderr[-3000:])
 server.stop()
 
 r = bench(dict(base, CANOPY_TOPO_SERVER=f"127.0.0.1:{server.port}", CANOPY_COLL_BCAST_LEADER_ORDER="dft",
