@@ -1,8 +1,9 @@
 // The node leaders' orders of the topology-aware Bcast (coll_bcast_leader_order) for a job's
-// hosts on a fabric, worked out as libcanopy-mpi does from the delays canopyd answers (the same
-// host_matrices, the same order_leaders), for the SMPI benchmark bench/smpi_bcast.sh.
-// Writes on stdout "parents P0 P1 ..." (the tree), then "ORDER ROOT L0 L1 ..." (the leader at
-// each position) for every order (none, dft, bft) and root.
+// hosts on a fabric, worked out as libcanopy-mpi does from the routes canopyd answers (the same
+// host_matrices, message_delays and order_leaders), for the SMPI benchmark bench/smpi_bcast.sh.
+// Writes on stdout "parents P0 P1 ..." (the tree), then "ORDER ROOT BYTES L0 L1 ..." (the
+// leader at each position) for every order (none, dft, bft), root and message size.
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "coll/plan/leader_order.h"
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/params.h"
 #include "map/machine.h"
 #include "topo/source.h"
 #include "topo/views.h"
@@ -21,11 +23,15 @@ int main(int argc, char **argv) {
   CLI::App app{"Leader orders of the topology-aware Bcast for a job's hosts (bench/smpi_bcast.sh)"};
   std::string fabric, hostfile, tree = "binomial";
   int radix = 4, roots = 1;
+  std::vector<size_t> sizes{65536};
   app.add_option("--fabric", fabric, "Topology source")->required();
   app.add_option("--hosts", hostfile, "The job's hosts, one per line: node i's leader on line i")->required();
   app.add_option("--tree", tree, "The tree between the leaders: binomial, knomial, chain (default binomial)")
       ->check(CLI::IsMember({"binomial", "knomial", "chain"}));
   app.add_option("--radix", radix, "k-nomial radix (default 4)")->check(CLI::Range(2, 64));
+  app.add_option("--bytes", sizes, "Message sizes, each with its own orders (default 65536)")
+      ->delimiter(',')
+      ->check(CLI::Range(size_t{1}, size_t{1} << 30));
   app.add_option("--roots", roots, "Root nodes, spread evenly over the nodes from node 0 (default 1)")
       ->check(CLI::Range(1, 1 << 20));
   CLI11_PARSE(app, argc, argv);
@@ -35,18 +41,22 @@ int main(int argc, char **argv) {
     int n = static_cast<int>(hosts.size());
     if (n < 2) throw Error(CANOPY_ERR_INVALID_ARG, hostfile + ": at least two hosts");
     topo::HostMatrices m = topo::host_matrices(topology, hosts);
-    std::vector<float> delay(m.delay_us.begin(), m.delay_us.end());
+    coll::LeaderLinks links{n, {}, std::vector<float>(m.gbps.begin(), m.gbps.end())};
+    for (int hops : m.hops) links.hops.push_back(static_cast<uint8_t>(std::min(hops, 255)));
     std::vector<int> parent = coll::bcast_tree_parents(tree, n, radix);
     std::printf("parents");
     for (int p : parent) std::printf(" %d", p);
     std::printf("\n");
-    for (coll::LeaderOrder how : {coll::LeaderOrder::None, coll::LeaderOrder::DepthFirst, coll::LeaderOrder::BreadthFirst})
-      for (int r = 0; r < roots && r < n; ++r) {
-        int root = static_cast<int>(static_cast<long long>(r) * n / std::min(roots, n));
-        std::printf("%s %d", coll::leader_order_name(how), root);
-        for (int leader : coll::order_leaders(parent, root, delay, how)) std::printf(" %d", leader);
-        std::printf("\n");
-      }
+    for (size_t bytes : sizes) {
+      std::vector<float> delay = coll::message_delays(links, param_double("topo_hop_latency_us"), coll::delay_size_class(bytes));
+      for (coll::LeaderOrder how : {coll::LeaderOrder::None, coll::LeaderOrder::DepthFirst, coll::LeaderOrder::BreadthFirst})
+        for (int r = 0; r < roots && r < n; ++r) {
+          int root = static_cast<int>(static_cast<long long>(r) * n / std::min(roots, n));
+          std::printf("%s %d %zu", coll::leader_order_name(how), root, bytes);
+          for (int leader : coll::order_leaders(parent, root, delay, how)) std::printf(" %d", leader);
+          std::printf("\n");
+        }
+    }
   } catch (const Error &e) {
     std::fprintf(stderr, "bench_bcast_orders: error: %s\n", e.what());
     return 1;

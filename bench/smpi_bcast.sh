@@ -110,12 +110,12 @@ fi
 "$BUILD/bin/canopy" topo "$FABRIC" --simgrid "$JOB.xml" --simgrid-hosts "$JOB.hosts" | grep '^simgrid:' >&2 ||
   die "canopy topo could not export the job's platform"
 "$BUILD/bin/bench_bcast_orders" --fabric "$FABRIC" --hosts "$JOB.hosts" --tree "$TREE" --roots "$ROOTS" \
-  > "$JOB.$TREE.orders" || die "bench_bcast_orders failed"
+  --bytes "$BYTES" > "$JOB.$TREE.orders" || die "bench_bcast_orders failed"
 smpicc -O2 -o "$OUT/bcast_tree" "$HERE/patterns/bcast_tree.c" > "$OUT/bcast_tree.log" 2>&1 ||
   die "smpicc failed on bcast_tree.c: $(tail -3 "$OUT/bcast_tree.log")"
 say "$NODES nodes, $TREE tree, $ROOTS roots: smpirun ..."
 smpirun -np "$NODES" -platform "$JOB.xml" -hostfile "$JOB.hosts" --cfg=smpi/simulate-computation:no \
-  "$OUT/bcast_tree" "$JOB.$TREE.orders" "$BYTES" 2 > "$JOB.log" 2>&1 || true
+  "$OUT/bcast_tree" "$JOB.$TREE.orders" 2 > "$JOB.log" 2>&1 || true
 grep -q '^bcast_tree order=' "$JOB.log" || die "no result (see $JOB.log): $(grep -v INFO "$JOB.log" | tail -3)"
 # Mean over the roots per order and size, and the ratio to none's.
 rm -f "$OUT/results.txt"

@@ -93,28 +93,30 @@ std::string leader_host(const Hierarchy &h) {
   return std::string(name, static_cast<size_t>(length));
 }
 
-// The delays between hosts, as topo_server answered them for the last few lists of leaders'
-// hosts this process asked about: communicators over the same nodes (MPI_Comm_dup, libraries'
-// private copies of MPI_COMM_WORLD) ask once, not once each (9 s at 4,096 hosts).
-std::shared_ptr<const std::vector<float>> server_delays(const std::string &server, const std::vector<std::string> &hosts) {
-  using Delays = std::shared_ptr<const std::vector<float>>;
+// The routes' hops and rates between hosts, as topo_server answered them for the last few lists
+// of leaders' hosts this process asked about: communicators over the same nodes (MPI_Comm_dup,
+// libraries' private copies of MPI_COMM_WORLD) ask once, not once each (9 s at 4,096 hosts).
+std::shared_ptr<const LeaderLinks> server_links(const std::string &server, const std::vector<std::string> &hosts) {
   static std::mutex mutex;
-  static std::deque<std::tuple<std::string, std::vector<std::string>, Delays>> asked;
+  static std::deque<std::tuple<std::string, std::vector<std::string>, std::shared_ptr<const LeaderLinks>>> asked;
   constexpr size_t kKept = 4;
   std::lock_guard<std::mutex> lock(mutex);
-  for (const auto &[s, h, delays] : asked)
-    if (s == server && h == hosts) return delays;
+  for (const auto &[s, h, links] : asked)
+    if (s == server && h == hosts) return links;
   topo::HostMatrices m = service::ServiceClient(server).matrices(hosts);
-  auto delays = std::make_shared<const std::vector<float>>(m.delay_us.begin(), m.delay_us.end());
-  asked.emplace_front(server, hosts, delays);
+  auto links = std::make_shared<LeaderLinks>();
+  links->n = m.n;
+  for (int hops : m.hops) links->hops.push_back(static_cast<uint8_t>(std::min(hops, 255)));
+  links->gbps.assign(m.gbps.begin(), m.gbps.end());
+  asked.emplace_front(server, hosts, links);
   if (asked.size() > kKept) asked.pop_back();
-  return delays;
+  return links;
 }
 
-// Leader 0 asks topo_server for the delays between the leaders' hosts, once; collective over
-// the leaders. Without them (no server, a host it does not know) the tree keeps its own order.
-void ask_leader_delays(Hierarchy &h) {
-  h.leader_delays_asked = true;
+// Leader 0 asks topo_server about the routes between the leaders' hosts, once; collective over
+// the leaders. Without an answer (no server, a host it does not know) the tree keeps its order.
+void ask_leader_links(Hierarchy &h) {
+  h.leader_links_asked = true;
   CommInfo c(h.leaders);
   std::string mine = leader_host(h);
   mine.resize(MPI_MAX_PROCESSOR_NAME, '\0');
@@ -131,7 +133,7 @@ void ask_leader_delays(Hierarchy &h) {
     }
     try {
       if (h.config.topo_server.empty()) throw Error(CANOPY_ERR_INVALID_ARG, "topo_server (CANOPY_TOPO_SERVER) is not set");
-      h.leader_delays = server_delays(h.config.topo_server, hosts);
+      h.leader_links = server_links(h.config.topo_server, hosts);
       known = 1;
     } catch (const Error &e) {
       CANOPY_LOG(Warn, "collectives: Bcast between node leaders in the tree's own order, not %s: no delays between "
@@ -139,29 +141,33 @@ void ask_leader_delays(Hierarchy &h) {
     }
   }
   check_mpi(PMPI_Bcast(&known, 1, MPI_INT, 0, h.leaders), "MPI_Bcast");
-  h.leader_delays_known = known;
+  h.leader_links_known = known;
 }
 
-// The leaders' order for a Bcast from @p root_node (coll_bcast_leader_order), made by leader 0
-// at that root's first Bcast and sent to the others; nullptr for the tree's own order.
-const TreeOrder *leader_order(Hierarchy &h, int root_node) {
+// The leaders' order for a Bcast of @p bytes from @p root_node (coll_bcast_leader_order), made
+// by leader 0 at the first Bcast of that root and size class and sent to the others; nullptr
+// for the tree's own order.
+const TreeOrder *leader_order(Hierarchy &h, int root_node, size_t bytes) {
   LeaderOrder how = h.config.bcast_leader_order;
   if (how == LeaderOrder::None) return nullptr;
-  if (auto it = h.leader_orders.find(root_node); it != h.leader_orders.end()) return &it->second;
-  if (!h.leader_delays_asked) ask_leader_delays(h);
-  if (!h.leader_delays_known) return nullptr;
+  size_t size_class = delay_size_class(bytes);
+  if (auto it = h.leader_orders.find({root_node, size_class}); it != h.leader_orders.end()) return &it->second;
+  if (!h.leader_links_asked) ask_leader_links(h);
+  if (!h.leader_links_known) return nullptr;
   CommInfo c(h.leaders);
   std::vector<int> order(static_cast<size_t>(c.size));
   if (c.rank == 0) {
     const std::string &inter = h.config.bcast_inter_algorithm;
-    order = order_leaders(bcast_tree_parents(inter, c.size, h.config.bcast_knomial_radix), root_node, *h.leader_delays, how);
+    std::vector<float> delay = message_delays(*h.leader_links, h.config.hop_latency_us, size_class);
+    order = order_leaders(bcast_tree_parents(inter, c.size, h.config.bcast_knomial_radix), root_node, delay, how);
     std::string first;
     for (size_t v = 0; v < order.size() && v < 16; ++v) first += " " + std::to_string(order[v]);
-    CANOPY_LOG(Info, "collectives: Bcast from node %d between %d node leaders in %s order (%s tree):%s%s", root_node,
-               c.size, leader_order_name(how), inter.c_str(), first.c_str(), order.size() > 16 ? " ..." : "");
+    CANOPY_LOG(Info, "collectives: Bcast of up to %zu bytes from node %d between %d node leaders in %s order (%s tree):%s%s",
+               size_class, root_node, c.size, leader_order_name(how), inter.c_str(), first.c_str(),
+               order.size() > 16 ? " ..." : "");
   }
   check_mpi(PMPI_Bcast(order.data(), c.size, MPI_INT, 0, h.leaders), "MPI_Bcast");
-  return &h.leader_orders.emplace(root_node, TreeOrder(std::move(order))).first->second;
+  return &h.leader_orders.emplace(std::pair{root_node, size_class}, TreeOrder(std::move(order))).first->second;
 }
 
 // MVAPICH's scheme (topology-aware bcast paper, III-C): the root's node first (so its leader
@@ -172,7 +178,7 @@ void bcast_two_level(Hierarchy &h, char *buf, size_t bytes, int root) {
   const std::string &inter = h.config.bcast_inter_algorithm;  // both names checked with the hierarchy
   if (h.node_index == root_node) intra_node_bcast(h, buf, bytes, h.local_rank_of[root]);
   if (h.leaders != MPI_COMM_NULL)
-    flat_bcast(h.config, inter, h.leaders, buf, bytes, root_node, leader_order(h, root_node));
+    flat_bcast(h.config, inter, h.leaders, buf, bytes, root_node, leader_order(h, root_node, bytes));
   if (h.node_index != root_node) intra_node_bcast(h, buf, bytes, 0);
 }
 

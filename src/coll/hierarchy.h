@@ -25,6 +25,7 @@
 #include "coll/p2p.h"
 #include "coll/plan/config.h"
 #include "coll/plan/group_order.h"
+#include "coll/plan/leader_order.h"
 #include "coll/scratch.h"
 #include "coll/shm/segment.h"
 #include "common/error.h"
@@ -68,11 +69,12 @@ struct Hierarchy {
   std::array<LastChoice, kCollectives> last_choice;
 
   // Topology-aware Bcast between the node leaders (coll_bcast_leader_order, bcast.cpp): the
-  // delays between the leaders' hosts, asked for once and kept on leader 0 only (known: they
-  // came), and the leaders' order for each root node, made at that root's first Bcast.
-  bool leader_delays_asked = false, leader_delays_known = false;
-  std::shared_ptr<const std::vector<float>> leader_delays;  // leaders x leaders, shared by communicators over one node set
-  std::map<int, TreeOrder> leader_orders;
+  // routes' hops and rates between the leaders' hosts, asked for once and kept on leader 0 only
+  // (known: they came; shared by the communicators over one node set), and the leaders' order
+  // for each root node and message size class, made at its first Bcast.
+  bool leader_links_asked = false, leader_links_known = false;
+  std::shared_ptr<const LeaderLinks> leader_links;
+  std::map<std::pair<int, size_t>, TreeOrder> leader_orders;
 
   Hierarchy() = default;
   Hierarchy(const Hierarchy &) = delete;

@@ -44,7 +44,7 @@ const std::vector<ParamDef> kRegistry = {
     {"coll_bcast_intra_algorithm", ParamType::String, "shm",
      "Bcast inside a node in two_level (Bcast, Allreduce) and leader: shm or any flat Bcast algorithm (binomial, knomial, ...)."},
     {"coll_bcast_leader_order", ParamType::String, "none",
-     "Topology-aware Bcast between node leaders in two_level: none, dft or bft (the tree's positions visited depth or breadth first from the root, each taking the leader nearest its parent by the delay matrix topo_server answers for the leaders' hosts; in SMPI bft paid where HCA speeds differ)."},
+     "Topology-aware Bcast between node leaders in two_level: none, dft or bft (the tree's positions visited depth or breadth first from the root, each taking the leader with the least delay from its parent for the message's size, by the hops and rates topo_server answers for the leaders' hosts; in SMPI bft paid where HCA speeds differ)."},
     {"coll_bcast_knomial_radix", ParamType::Int, "4",
      "Radix k of the k-nomial Bcast tree (2 gives the binomial tree).", 2, 64},
     {"coll_leader_domain", ParamType::String, "package",

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/smpi_bcast.sh on a small generated fat tree (8 nodes of 64 hosts, half of them at SDR):
 # every order (none, dft, bft) and size has a positive simulated time and none's ratio is 1;
-# the orders bench_bcast_orders wrote put the root first and every node once per line; a bad
+# the orders bench_bcast_orders wrote (per size) put the root first and every node once; a bad
 # option exits 2 and a job larger than the fabric exits 1, both before any simulation. On a
 # given fabric and allocation (--fabric, --hosts: the recorded two-switch dump, its 4 hosts with
 # comments and blank lines around) every order runs too; --fabric without --hosts is an error.
@@ -25,9 +25,9 @@ python3 - "$OUT/run/job-8n-s1.binomial.orders" <<'PY' || fail "the orders file i
 import sys
 lines = [l.split() for l in open(sys.argv[1])]
 assert lines[0][0] == "parents" and [int(x) for x in lines[0][1:]] == [-1, 0, 0, 2, 0, 4, 4, 6], lines[0]
-assert len(lines) == 7, len(lines)  # 3 orders x 2 roots
-for order, root, *leaders in lines[1:]:
-    assert order in ("none", "dft", "bft") and int(leaders[0]) == int(root), (order, root, leaders)
+assert len(lines) == 13, len(lines)  # 3 orders x 2 roots x 2 sizes
+for order, root, size, *leaders in lines[1:]:
+    assert order in ("none", "dft", "bft") and size in ("1024", "65536") and int(leaders[0]) == int(root), (order, root, leaders)
     assert sorted(map(int, leaders)) == list(range(8)), leaders
 PY
 printf '# alternating between the switches\nH1\nH3\n\nH2\nH4\n' > "$OUT/job.hosts"

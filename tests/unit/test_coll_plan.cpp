@@ -372,6 +372,29 @@ TEST(CollLeaderOrder, CriticalPositionsTakeTheNearestLeaders) {
     }
 }
 
+// A message's delays: hops x latency + bytes / rate; within 5% of the least they tie and the
+// scheduler's order (the lowest leader index) wins, so a large message on a fabric of one speed
+// keeps the leaders as listed while a small one goes to the nearest.
+TEST(CollLeaderOrder, LargeMessagesOnOneSpeedKeepTheSchedulersOrder) {
+  EXPECT_EQ(delay_size_class(1), 1u);
+  EXPECT_EQ(delay_size_class(1000), 1024u);
+  EXPECT_EQ(delay_size_class(65536), 65536u);
+  // Leaders 0, 2 on one switch (2 links apart), 1, 3 on another (3 links from 0 and 2), 8 Gb/s.
+  LeaderLinks links{4, {0, 3, 2, 3, 3, 0, 3, 2, 2, 3, 0, 3, 3, 2, 3, 0}, std::vector<float>(16, 8.0f)};
+  std::vector<float> small = message_delays(links, 0.1, 1024);
+  EXPECT_FLOAT_EQ(small[1], 0.3f + 1.024f);
+  EXPECT_FLOAT_EQ(small[2], 0.2f + 1.024f);
+  EXPECT_FLOAT_EQ(small[0], 1.024f);
+  std::vector<int> parent = bcast_tree_parents("binomial", 4, 4);  // positions 2 (child 3), then 1
+  EXPECT_EQ(order_leaders(parent, 0, small, LeaderOrder::DepthFirst), (std::vector<int>{0, 3, 2, 1}));
+  std::vector<float> large = message_delays(links, 0.1, 65536);  // 65.5 us: 0.1 us more is 0.15%
+  EXPECT_EQ(order_leaders(parent, 0, large, LeaderOrder::DepthFirst), (std::vector<int>{0, 3, 1, 2}));
+  // A slower link is never a tie: leader 1 at a quarter of the rate comes last.
+  for (int a = 0; a < 4; ++a) links.gbps[a * 4 + 1] = links.gbps[1 * 4 + a] = 2.0f;
+  EXPECT_EQ(order_leaders(parent, 0, message_delays(links, 0.1, 65536), LeaderOrder::DepthFirst),
+            (std::vector<int>{0, 1, 2, 3}));
+}
+
 TEST(CollLeaderOrder, TheParameterIsChecked) {
   {
     EnvGuard env("CANOPY_COLL_BCAST_LEADER_ORDER", "bft");

@@ -76,6 +76,7 @@ CollConfig CollConfig::from_params() {
   c.bcast_intra_algorithm = param_string("coll_bcast_intra_algorithm");
   c.bcast_leader_order = parse_leader_order(param_string("coll_bcast_leader_order"));
   c.topo_server = param_string("topo_server");
+  c.hop_latency_us = param_double("topo_hop_latency_us");
   c.allgather_inter_algorithm = param_string("coll_allgather_inter_algorithm");
   c.reduce_inter_algorithm = param_string("coll_reduce_inter_algorithm");
   c.allreduce_inter_algorithm = param_string("coll_allreduce_inter_algorithm");

@@ -42,7 +42,8 @@ struct CollConfig {
   size_t bcast_chain_segment_bytes = 65536;
   std::string bcast_inter_algorithm = "knomial", bcast_intra_algorithm = "shm";
   LeaderOrder bcast_leader_order = LeaderOrder::None;
-  std::string topo_server;  // where the leader order's delays come from
+  std::string topo_server;     // where the leader order's hops and rates come from
+  double hop_latency_us = 0.1;  // topo_hop_latency_us: the leader order's delay per link
   std::string allgather_inter_algorithm = "recursive_doubling";
   std::string reduce_inter_algorithm = "binomial", allreduce_inter_algorithm = "recursive_doubling";
   size_t reduce_segment_bytes = 1048576;

@@ -32,6 +32,20 @@ std::vector<int> bcast_tree_parents(const std::string &algorithm, int n, int kno
   return parent;
 }
 
+std::vector<float> message_delays(const LeaderLinks &links, double hop_latency_us, size_t bytes) {
+  std::vector<float> delay(links.hops.size());
+  double bits = 8.0 * static_cast<double>(bytes);
+  for (size_t i = 0; i < delay.size(); ++i)
+    delay[i] = static_cast<float>(links.hops[i] * hop_latency_us + (links.gbps[i] > 0 ? bits / (links.gbps[i] * 1e3) : 0));
+  return delay;
+}
+
+size_t delay_size_class(size_t bytes) {
+  size_t size = 1;
+  while (size < bytes && size < (size_t{1} << 62)) size <<= 1;
+  return size;
+}
+
 std::vector<int> order_leaders(const std::vector<int> &parent, int root, const std::vector<float> &delay,
                                LeaderOrder order) {
   size_t n = parent.size();
@@ -51,11 +65,14 @@ std::vector<int> order_leaders(const std::vector<int> &parent, int root, const s
   leader[0] = root;
   auto place = [&](int p) {
     const float *row = &delay[static_cast<size_t>(leader[static_cast<size_t>(parent[p])]) * n];
-    int best = -1;
+    float least = 0;
+    bool any = false;
     for (size_t l = 0; l < n; ++l)
-      if (!placed[l] && (best < 0 || row[l] < row[best])) best = static_cast<int>(l);
-    leader[static_cast<size_t>(p)] = best;
-    placed[static_cast<size_t>(best)] = true;
+      if (!placed[l] && (!any || row[l] < least)) least = row[l], any = true;
+    size_t best = 0;
+    while (placed[best] || row[best] > least * (1 + kDelayTolerance)) ++best;
+    leader[static_cast<size_t>(p)] = static_cast<int>(best);
+    placed[best] = true;
   };
   std::deque<int> pending{0};  // breadth first: a queue; depth first: a stack
   while (!pending.empty()) {

@@ -7,7 +7,16 @@
 // depth first or breadth first from the root, children with more descendants first, and each
 // position takes the not yet placed leader with the least delay from the leader at its
 // parent's position. The root's leader keeps position 0.
+//
+// Beyond the paper: the delays are those of the message being sent (hops x hop latency +
+// bytes / the route's slowest rate), and delays within kDelayTolerance of the least count as
+// equal, the lowest leader index (the scheduler's order) winning. For a large message on a
+// fabric of one speed the hop counts then no longer decide, and the leaders stay spread as the
+// scheduler listed them: nearest-first placement crowds concurrent transfers into one part of
+// the fabric, which cost up to 16% at 1 MiB in SMPI (docs/benchmarks.md).
 #pragma once
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -23,8 +32,26 @@ const char *leader_order_name(LeaderOrder order);
     scatter_rd_allgather and scatter_ring_allgather is binomial), the chain's path. */
 std::vector<int> bcast_tree_parents(const std::string &algorithm, int n, int knomial_radix);
 
+/** What the delays between leaders come from: per ordered pair (row-major, n x n), the links
+    on the route and the rate of its slowest link (Gb/s). */
+struct LeaderLinks {
+  int n = 0;
+  std::vector<uint8_t> hops;  // at most 255
+  std::vector<float> gbps;
+};
+
+/** Delays are equal within this fraction of the least. */
+constexpr float kDelayTolerance = 0.05f;
+
+/** The microseconds to send @p bytes between every two leaders: hops x @p hop_latency_us +
+    bytes / rate (a pair without a known rate: the hops alone). */
+std::vector<float> message_delays(const LeaderLinks &links, double hop_latency_us, size_t bytes);
+
+/** The size class a Bcast's order is made for: bytes rounded up to a power of two. */
+size_t delay_size_class(size_t bytes);
+
 /** Position -> leader: position 0 holds @p root, every other position the leader chosen
-    for it as above (ties: the lowest leader index). @p parent: a tree rooted at position 0
+    for it as above (delays within kDelayTolerance of the least are ties: the lowest leader index). @p parent: a tree rooted at position 0
     whose parents precede their children (parent[v] < v), as bcast_tree_parents gives. @p delay: leaders x leaders, row-major,
     delay[a * n + b] the cost of sending from a to b. @p order None: the tree's own order
     (position p holds (root + p) mod n). */
