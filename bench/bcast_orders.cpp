@@ -40,9 +40,7 @@ int main(int argc, char **argv) {
     std::vector<int> hosts = map::allocation_hosts(topology, read_file(hostfile), hostfile);
     int n = static_cast<int>(hosts.size());
     if (n < 2) throw Error(CANOPY_ERR_INVALID_ARG, hostfile + ": at least two hosts");
-    topo::HostMatrices m = topo::host_matrices(topology, hosts);
-    coll::LeaderLinks links{n, {}, std::vector<float>(m.gbps.begin(), m.gbps.end())};
-    for (int hops : m.hops) links.hops.push_back(static_cast<uint8_t>(std::min(hops, 255)));
+    coll::LeaderLinks links = coll::LeaderLinks::from(topo::host_matrices(topology, hosts));
     std::vector<int> parent = coll::bcast_tree_parents(tree, n, radix);
     std::printf("parents");
     for (int p : parent) std::printf(" %d", p);

@@ -103,11 +103,7 @@ std::shared_ptr<const LeaderLinks> server_links(const std::string &server, const
   std::lock_guard<std::mutex> lock(mutex);
   for (const auto &[s, h, links] : asked)
     if (s == server && h == hosts) return links;
-  topo::HostMatrices m = service::ServiceClient(server).matrices(hosts);
-  auto links = std::make_shared<LeaderLinks>();
-  links->n = m.n;
-  for (int hops : m.hops) links->hops.push_back(static_cast<uint8_t>(std::min(hops, 255)));
-  links->gbps.assign(m.gbps.begin(), m.gbps.end());
+  auto links = std::make_shared<const LeaderLinks>(LeaderLinks::from(service::ServiceClient(server).matrices(hosts)));
   asked.emplace_front(server, hosts, links);
   if (asked.size() > kKept) asked.pop_back();
   return links;

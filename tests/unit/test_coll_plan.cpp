@@ -380,7 +380,7 @@ TEST(CollLeaderOrder, LargeMessagesOnOneSpeedKeepTheSchedulersOrder) {
   EXPECT_EQ(delay_size_class(1000), 1024u);
   EXPECT_EQ(delay_size_class(65536), 65536u);
   // Leaders 0, 2 on one switch (2 links apart), 1, 3 on another (3 links from 0 and 2), 8 Gb/s.
-  LeaderLinks links{4, {0, 3, 2, 3, 3, 0, 3, 2, 2, 3, 0, 3, 3, 2, 3, 0}, std::vector<float>(16, 8.0f)};
+  LeaderLinks links{{0, 3, 2, 3, 3, 0, 3, 2, 2, 3, 0, 3, 3, 2, 3, 0}, std::vector<float>(16, 8.0f)};
   std::vector<float> small = message_delays(links, 0.1, 1024);
   EXPECT_FLOAT_EQ(small[1], 0.3f + 1.024f);
   EXPECT_FLOAT_EQ(small[2], 0.2f + 1.024f);

@@ -32,6 +32,12 @@ std::vector<int> bcast_tree_parents(const std::string &algorithm, int n, int kno
   return parent;
 }
 
+LeaderLinks LeaderLinks::from(const topo::HostMatrices &m) {
+  LeaderLinks links{{}, std::vector<float>(m.gbps.begin(), m.gbps.end())};
+  for (int hops : m.hops) links.hops.push_back(static_cast<uint8_t>(std::min(hops, 255)));
+  return links;
+}
+
 std::vector<float> message_delays(const LeaderLinks &links, double hop_latency_us, size_t bytes) {
   std::vector<float> delay(links.hops.size());
   double bits = 8.0 * static_cast<double>(bytes);

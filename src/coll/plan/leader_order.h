@@ -20,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "topo/views.h"
+
 namespace canopy::coll {
 
 enum class LeaderOrder { None, DepthFirst, BreadthFirst };
@@ -35,9 +37,10 @@ std::vector<int> bcast_tree_parents(const std::string &algorithm, int n, int kno
 /** What the delays between leaders come from: per ordered pair (row-major, n x n), the links
     on the route and the rate of its slowest link (Gb/s). */
 struct LeaderLinks {
-  int n = 0;
   std::vector<uint8_t> hops;  // at most 255
   std::vector<float> gbps;
+  /** From the matrices canopyd answers (or host_matrices gives). */
+  static LeaderLinks from(const topo::HostMatrices &m);
 };
 
 /** Delays are equal within this fraction of the least. */
