@@ -142,14 +142,17 @@ void ask_leader_links(Hierarchy &h) {
 
 // The leaders' order for a Bcast of @p bytes from @p root_node (coll_bcast_leader_order), made
 // by leader 0 at the first Bcast of that root and size class and sent to the others; nullptr
-// for the tree's own order.
+// for the tree's own order. A communicator keeps at most kMostOrders of them (8 bytes per leader
+// each), then makes them afresh: every leader holds the same ones, so all start over together.
 const TreeOrder *leader_order(Hierarchy &h, int root_node, size_t bytes) {
+  constexpr size_t kMostOrders = 1024;
   LeaderOrder how = h.config.bcast_leader_order;
   if (how == LeaderOrder::None) return nullptr;
   size_t size_class = delay_size_class(bytes);
   if (auto it = h.leader_orders.find({root_node, size_class}); it != h.leader_orders.end()) return &it->second;
   if (!h.leader_links_asked) ask_leader_links(h);
   if (!h.leader_links_known) return nullptr;
+  if (h.leader_orders.size() >= kMostOrders) h.leader_orders.clear();
   CommInfo c(h.leaders);
   std::vector<int> order(static_cast<size_t>(c.size));
   if (c.rank == 0) {
