@@ -46,7 +46,7 @@ int main(int argc, char **argv) {
     for (int p : parent) std::printf(" %d", p);
     std::printf("\n");
     for (size_t bytes : sizes) {
-      std::vector<float> delay = coll::message_delays(links, param_double("topo_hop_latency_us"), coll::delay_size_class(bytes));
+      coll::DelaysFrom delay = coll::message_delays(links, param_double("topo_hop_latency_us"), coll::delay_size_class(bytes));
       for (coll::LeaderOrder how : {coll::LeaderOrder::None, coll::LeaderOrder::DepthFirst, coll::LeaderOrder::BreadthFirst})
         for (int r = 0; r < roots && r < n; ++r) {
           int root = static_cast<int>(static_cast<long long>(r) * n / std::min(roots, n));

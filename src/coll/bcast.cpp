@@ -143,7 +143,7 @@ void ask_leader_links(Hierarchy &h) {
 // The leaders' order for a Bcast of @p bytes from @p root_node (coll_bcast_leader_order), made
 // by leader 0 at the first Bcast of that root and size class and sent to the others; nullptr
 // for the tree's own order. A communicator keeps at most kMostOrders of them (8 bytes per leader
-// each; one takes leader 0 about 35 ms at 4,096 leaders), then makes them afresh: every leader
+// each; one takes leader 0 about 45 ms at 4,096 leaders), then makes them afresh: every leader
 // holds the same ones, so all start over together.
 const TreeOrder *leader_order(Hierarchy &h, int root_node, size_t bytes) {
   constexpr size_t kMostOrders = 1024;
@@ -158,8 +158,8 @@ const TreeOrder *leader_order(Hierarchy &h, int root_node, size_t bytes) {
   std::vector<int> order(static_cast<size_t>(c.size));
   if (c.rank == 0) {
     const std::string &inter = h.config.bcast_inter_algorithm;
-    std::vector<float> delay = message_delays(*h.leader_links, h.config.hop_latency_us, size_class);
-    order = order_leaders(bcast_tree_parents(inter, c.size, h.config.bcast_knomial_radix), root_node, delay, how);
+    order = order_leaders(bcast_tree_parents(inter, c.size, h.config.bcast_knomial_radix), root_node,
+                          message_delays(*h.leader_links, h.config.hop_latency_us, size_class), how);
     std::string first;
     for (size_t v = 0; v < order.size() && v < 16; ++v) first += " " + std::to_string(order[v]);
     CANOPY_LOG(Info, "collectives: Bcast of up to %zu bytes from node %d between %d node leaders in %s order (%s tree):%s%s",

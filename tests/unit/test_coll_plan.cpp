@@ -343,30 +343,33 @@ TEST(CollLeaderOrder, CriticalPositionsTakeTheNearestLeaders) {
     for (int b = 0; b < n; ++b)
       if (a == b) delay[a * n + b] = 0;
       else if (a % 2 == b % 2) delay[a * n + b] = 1;
+  DelaysFrom delays = [&](int from, std::vector<float> &row) {
+    row.assign(delay.begin() + from * n, delay.begin() + (from + 1) * n);
+  };
   std::vector<int> parent = bcast_tree_parents("binomial", n, 4);
   auto crossings = [&](const std::vector<int> &leader) {
     int crossing = 0;
     for (int p = 1; p < n; ++p) crossing += leader[p] % 2 != leader[parent[p]] % 2;
     return crossing;
   };
-  std::vector<int> identity = order_leaders(parent, 0, delay, LeaderOrder::None);
+  std::vector<int> identity = order_leaders(parent, 0, delays, LeaderOrder::None);
   EXPECT_EQ(identity, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
   EXPECT_EQ(crossings(identity), 4);
   // Depth first: positions 4, 6, 7, 5, 2, 3, 1.
-  std::vector<int> dft = order_leaders(parent, 0, delay, LeaderOrder::DepthFirst);
+  std::vector<int> dft = order_leaders(parent, 0, delays, LeaderOrder::DepthFirst);
   EXPECT_EQ(dft, (std::vector<int>{0, 7, 3, 5, 2, 1, 4, 6}));
   EXPECT_EQ(crossings(dft), 3);
   // Breadth first: positions 4, 2, 1, 6, 5, 3, 7.
-  std::vector<int> bft = order_leaders(parent, 0, delay, LeaderOrder::BreadthFirst);
+  std::vector<int> bft = order_leaders(parent, 0, delays, LeaderOrder::BreadthFirst);
   EXPECT_EQ(bft, (std::vector<int>{0, 6, 4, 5, 2, 3, 1, 7}));
   EXPECT_EQ(crossings(bft), 3);  // the root's three children on its switch
   // Another root keeps position 0; without an order the tree rotates from it.
-  EXPECT_EQ(order_leaders(parent, 5, delay, LeaderOrder::DepthFirst)[0], 5);
-  EXPECT_EQ(order_leaders(parent, 5, delay, LeaderOrder::None), (std::vector<int>{5, 6, 7, 0, 1, 2, 3, 4}));
+  EXPECT_EQ(order_leaders(parent, 5, delays, LeaderOrder::DepthFirst)[0], 5);
+  EXPECT_EQ(order_leaders(parent, 5, delays, LeaderOrder::None), (std::vector<int>{5, 6, 7, 0, 1, 2, 3, 4}));
   // Every order is a permutation.
   for (LeaderOrder how : {LeaderOrder::DepthFirst, LeaderOrder::BreadthFirst})
     for (int root = 0; root < n; ++root) {
-      std::vector<int> order = order_leaders(parent, root, delay, how);
+      std::vector<int> order = order_leaders(parent, root, delays, how);
       std::sort(order.begin(), order.end());
       EXPECT_EQ(order, identity);
     }
@@ -380,17 +383,19 @@ TEST(CollLeaderOrder, LargeMessagesOnOneSpeedKeepTheSchedulersOrder) {
   EXPECT_EQ(delay_size_class(1000), 1024u);
   EXPECT_EQ(delay_size_class(65536), 65536u);
   // Leaders 0, 2 on one switch (2 links apart), 1, 3 on another (3 links from 0 and 2), 8 Gb/s.
-  LeaderLinks links{{0, 3, 2, 3, 3, 0, 3, 2, 2, 3, 0, 3, 3, 2, 3, 0}, std::vector<float>(16, 8.0f)};
-  std::vector<float> small = message_delays(links, 0.1, 1024);
-  EXPECT_FLOAT_EQ(small[1], 0.3f + 1.024f);
-  EXPECT_FLOAT_EQ(small[2], 0.2f + 1.024f);
-  EXPECT_FLOAT_EQ(small[0], 1.024f);
+  LeaderLinks links{{0, 3, 2, 3, 3, 0, 3, 2, 2, 3, 0, 3, 3, 2, 3, 0}, std::vector<float>(16, 1 / 8.0f)};
+  DelaysFrom small = message_delays(links, 0.1, 1024);
+  std::vector<float> row(4);
+  small(0, row);
+  EXPECT_FLOAT_EQ(row[1], 0.3f + 1.024f);
+  EXPECT_FLOAT_EQ(row[2], 0.2f + 1.024f);
+  EXPECT_FLOAT_EQ(row[0], 1.024f);
   std::vector<int> parent = bcast_tree_parents("binomial", 4, 4);  // positions 2 (child 3), then 1
   EXPECT_EQ(order_leaders(parent, 0, small, LeaderOrder::DepthFirst), (std::vector<int>{0, 3, 2, 1}));
-  std::vector<float> large = message_delays(links, 0.1, 65536);  // 65.5 us: 0.1 us more is 0.15%
+  DelaysFrom large = message_delays(links, 0.1, 65536);  // 65.5 us: 0.1 us more is 0.15%
   EXPECT_EQ(order_leaders(parent, 0, large, LeaderOrder::DepthFirst), (std::vector<int>{0, 3, 1, 2}));
   // A slower link is never a tie: leader 1 at a quarter of the rate comes last.
-  for (int a = 0; a < 4; ++a) links.gbps[a * 4 + 1] = links.gbps[1 * 4 + a] = 2.0f;
+  for (int a = 0; a < 4; ++a) links.inverse_gbps[a * 4 + 1] = links.inverse_gbps[1 * 4 + a] = 1 / 2.0f;
   EXPECT_EQ(order_leaders(parent, 0, message_delays(links, 0.1, 65536), LeaderOrder::DepthFirst),
             (std::vector<int>{0, 1, 2, 3}));
 }

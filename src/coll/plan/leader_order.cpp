@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <deque>
 
-#include "common/error.h"
 
 namespace canopy::coll {
 
@@ -33,17 +32,18 @@ std::vector<int> bcast_tree_parents(const std::string &algorithm, int n, int kno
 }
 
 LeaderLinks LeaderLinks::from(const topo::HostMatrices &m) {
-  LeaderLinks links{{}, std::vector<float>(m.gbps.begin(), m.gbps.end())};
+  LeaderLinks links;
   for (int hops : m.hops) links.hops.push_back(static_cast<uint8_t>(std::min(hops, 255)));
+  for (double gbps : m.gbps) links.inverse_gbps.push_back(gbps > 0 ? static_cast<float>(1 / gbps) : 0.0f);
   return links;
 }
 
-std::vector<float> message_delays(const LeaderLinks &links, double hop_latency_us, size_t bytes) {
-  std::vector<float> delay(links.hops.size());
-  double bits = 8.0 * static_cast<double>(bytes);
-  for (size_t i = 0; i < delay.size(); ++i)
-    delay[i] = static_cast<float>(links.hops[i] * hop_latency_us + (links.gbps[i] > 0 ? bits / (links.gbps[i] * 1e3) : 0));
-  return delay;
+DelaysFrom message_delays(const LeaderLinks &links, double hop_latency_us, size_t bytes) {
+  auto latency = static_cast<float>(hop_latency_us), kbits = static_cast<float>(8e-3 * static_cast<double>(bytes));
+  return [&links, latency, kbits](int from, std::vector<float> &row) {  // Gb/s = kbit/us
+    size_t n = row.size(), first = static_cast<size_t>(from) * n;
+    for (size_t b = 0; b < n; ++b) row[b] = links.hops[first + b] * latency + kbits * links.inverse_gbps[first + b];
+  };
 }
 
 size_t delay_size_class(size_t bytes) {
@@ -52,13 +52,12 @@ size_t delay_size_class(size_t bytes) {
   return size;
 }
 
-std::vector<int> order_leaders(const std::vector<int> &parent, int root, const std::vector<float> &delay,
+std::vector<int> order_leaders(const std::vector<int> &parent, int root, const DelaysFrom &delays_from,
                                LeaderOrder order) {
   size_t n = parent.size();
   std::vector<int> leader(n);
   for (size_t p = 0; p < n; ++p) leader[p] = static_cast<int>((static_cast<size_t>(root) + p) % n);
   if (order == LeaderOrder::None || n < 3) return leader;
-  if (delay.size() != n * n) throw Error(CANOPY_ERR_INTERNAL, "leader delay matrix of the wrong size");
   // Children with more descendants first (their delays hold up more of the tree).
   std::vector<int> descendants(n, 0);
   for (size_t p = n; p-- > 1;) descendants[static_cast<size_t>(parent[p])] += descendants[p] + 1;
@@ -69,8 +68,9 @@ std::vector<int> order_leaders(const std::vector<int> &parent, int root, const s
   std::vector<bool> placed(n, false);
   placed[static_cast<size_t>(root)] = true;
   leader[0] = root;
+  std::vector<float> row(n);
   auto place = [&](int p) {
-    const float *row = &delay[static_cast<size_t>(leader[static_cast<size_t>(parent[p])]) * n];
+    delays_from(leader[static_cast<size_t>(parent[p])], row);
     float least = 0;
     bool any = false;
     for (size_t l = 0; l < n; ++l)

@@ -17,6 +17,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -35,10 +36,10 @@ const char *leader_order_name(LeaderOrder order);
 std::vector<int> bcast_tree_parents(const std::string &algorithm, int n, int knomial_radix);
 
 /** What the delays between leaders come from: per ordered pair (row-major, n x n), the links
-    on the route and the rate of its slowest link (Gb/s). */
+    on the route and the inverse of its slowest link's rate (1 / (Gb/s); 0 where unknown). */
 struct LeaderLinks {
   std::vector<uint8_t> hops;  // at most 255
-  std::vector<float> gbps;
+  std::vector<float> inverse_gbps;
   /** From the matrices canopyd answers (or host_matrices gives). */
   static LeaderLinks from(const topo::HostMatrices &m);
 };
@@ -46,19 +47,23 @@ struct LeaderLinks {
 /** Delays are equal within this fraction of the least. */
 constexpr float kDelayTolerance = 0.05f;
 
-/** The microseconds to send @p bytes between every two leaders: hops x @p hop_latency_us +
-    bytes / rate (a pair without a known rate: the hops alone). */
-std::vector<float> message_delays(const LeaderLinks &links, double hop_latency_us, size_t bytes);
+/** Fills @p row (one entry per leader) with the delays from leader @p from to each leader: a
+    row at a time, so that ordering n leaders needs O(n) memory, not an n x n matrix. */
+using DelaysFrom = std::function<void(int from, std::vector<float> &row)>;
+
+/** The microseconds to send @p bytes from one leader to another: hops x @p hop_latency_us +
+    bytes / rate (a pair without a known rate: the hops alone). @p links must outlive the result. */
+DelaysFrom message_delays(const LeaderLinks &links, double hop_latency_us, size_t bytes);
 
 /** The size class a Bcast's order is made for: bytes rounded up to a power of two. */
 size_t delay_size_class(size_t bytes);
 
 /** Position -> leader: position 0 holds @p root, every other position the leader chosen
     for it as above (delays within kDelayTolerance of the least are ties: the lowest leader index). @p parent: a tree rooted at position 0
-    whose parents precede their children (parent[v] < v), as bcast_tree_parents gives. @p delay: leaders x leaders, row-major,
-    delay[a * n + b] the cost of sending from a to b. @p order None: the tree's own order
+    whose parents precede their children (parent[v] < v), as bcast_tree_parents gives.
+    @p delays_from: the cost of sending from a leader to each. @p order None: the tree's own order
     (position p holds (root + p) mod n). */
-std::vector<int> order_leaders(const std::vector<int> &parent, int root, const std::vector<float> &delay,
+std::vector<int> order_leaders(const std::vector<int> &parent, int root, const DelaysFrom &delays_from,
                                LeaderOrder order);
 
 }  // namespace canopy::coll
