@@ -9,8 +9,12 @@ weighs (nearest first); at 64 KiB it is within 5% of the transfer time (SDR), so
 ties and the scheduler's order fills the positions. Communicators over the same nodes ask the server once per process: an application's
 Bcasts on MPI_COMM_WORLD and two duplicates, with a server that takes one connection only, are
 all ordered. Without a server the tree keeps its own order (one warning), and stays correct.
+And the whole collectives correctness suite (`--quick`, 8 ranks) with `bft` on: its virtual host
+layouts (h0..h7, uneven, cyclic, reversed splits) are hosts of a generated 8-host fat tree that
+canopyd serves, so every two_level Bcast between several nodes runs in an order of its own.
 
-Usage: test_bcast_leader_order.py RUN_MPI BIN_DIR DUMP_DIR SCRATCH_DIR APP_BCAST_COMMS"""
+Usage: test_bcast_leader_order.py RUN_MPI BIN_DIR DUMP_DIR SCRATCH_DIR APP_BCAST_COMMS
+                                  TEST_COLL_CORRECTNESS GEN_FABRIC"""
 import os
 import re
 import socket
@@ -22,7 +26,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "service"))
 from canopyd_harness import Canopyd  # noqa: E402
 
-RUN_MPI, BIN, DUMP, SCRATCH, APP = sys.argv[1:6]
+RUN_MPI, BIN, DUMP, SCRATCH, APP, CORRECTNESS, GEN_FABRIC = sys.argv[1:8]
 failures = []
 
 
@@ -127,5 +131,28 @@ check("no server: still right", r.returncode == 0 and rows and all(row[-1] == "P
 check("no server: one warning, the tree's own order",
       r.stderr.count("Bcast between node leaders in the tree's own order, not dft") == 1 and not orders(r.stderr),
       r.stderr[-2000:])
+# The correctness suite's hosts h0..h7 on a fat tree of 8 hosts (gen_fabric names them h0001..).
+fabric = os.path.join(SCRATCH, "leader_order_fabric")
+subprocess.run(["rm", "-rf", fabric], check=True)
+subprocess.run([sys.executable, GEN_FABRIC, "dump", "--hosts", "8", "--levels", "2", "--out", fabric], check=True,
+               capture_output=True)
+topology = os.path.join(fabric, "ibnetdiscover.txt")
+with open(topology) as f:
+    text = re.sub(r'"h(\d{4})"', lambda m: '"h%d"' % (int(m.group(1)) - 1), f.read())
+with open(topology, "w") as f:
+    f.write(text)
+suite_server = Canopyd(BIN, fabric, SCRATCH)
+full = dict(os.environ, MPI_ENV=" ".join(f"{k}={v}" for k, v in {
+    "CANOPY_TOPO_SERVER": f"127.0.0.1:{suite_server.port}", "CANOPY_COLL_BCAST_LEADER_ORDER": "bft",
+    "CANOPY_LOG_LEVEL": "info"}.items()))
+scratch = os.path.join(SCRATCH, "leader_order_suite")
+os.makedirs(scratch, exist_ok=True)
+r = subprocess.run([RUN_MPI, "300", "8", CORRECTNESS, scratch, "--quick"], capture_output=True, text=True, env=full,
+                   timeout=360)
+suite_server.stop()
+ordered = len(re.findall(r"node leaders in bft order", r.stderr))
+check("the correctness suite with bft: every check passes, many Bcasts ordered, no warning",
+      r.returncode == 0 and " 0 failed" in r.stdout and ordered >= 20 and "[warn]" not in r.stderr,
+      (ordered, r.stdout[-1500:], r.stderr[-1500:]))
 print(f"{len(failures)} failures" if failures else "all passed")
 sys.exit(1 if failures else 0)
