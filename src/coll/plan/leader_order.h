@@ -58,11 +58,11 @@ DelaysFrom message_delays(const LeaderLinks &links, double hop_latency_us, size_
 /** The size class a Bcast's order is made for: bytes rounded up to a power of two. */
 size_t delay_size_class(size_t bytes);
 
-/** Position -> leader: position 0 holds @p root, every other position the leader chosen
-    for it as above (delays within kDelayTolerance of the least are ties: the lowest leader index). @p parent: a tree rooted at position 0
-    whose parents precede their children (parent[v] < v), as bcast_tree_parents gives.
-    @p delays_from: the cost of sending from a leader to each. @p order None: the tree's own order
-    (position p holds (root + p) mod n). */
+/** Position -> leader: position 0 holds @p root, every other position the leader chosen for it
+    as above (delays within kDelayTolerance of the least are ties: the lowest leader index).
+    @p parent: a tree rooted at position 0 whose parents precede their children
+    (parent[v] < v), as bcast_tree_parents gives. @p delays_from: the cost of sending from a
+    leader to each. @p order None: the tree's own order (position p holds (root + p) mod n). */
 std::vector<int> order_leaders(const std::vector<int> &parent, int root, const DelaysFrom &delays_from,
                                LeaderOrder order);
 
