@@ -208,7 +208,6 @@ const Implementation<AllreduceFn> *lookup(Collective, const std::string &n, Allr
   return allreduce_implementation(n);
 }
 
-
 // The library's own collective ("mpi") is a choice like the others: run_collective calls
 // pmpi() for an implementation without a function.
 template <class Fn>

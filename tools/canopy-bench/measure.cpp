@@ -65,7 +65,7 @@ double Measurement::timed_call(size_t algorithm, Call &call, long iteration, lon
   int rc = alg.is_mpi() ? coll.run_mpi(call) : coll.run_canopy(call, alg.forced());
   double elapsed = MPI_Wtime() - start;
   if (rc != MPI_SUCCESS && failed_ == MPI_SUCCESS) failed_ = rc;
-  if (alg.is_auto())
+  if (alg.is_auto() && auto_choice_.empty())  // the same at every call of one size
     auto_choice_ = coll::hierarchy_of(comm_).last_choice[static_cast<size_t>(coll.catalog)].selection.algorithm;
   if (opts_.validate) errors += static_cast<long>(coll.count_errors(call, seed));
   return elapsed * 1e6;
@@ -77,6 +77,7 @@ Row Measurement::measure(size_t bytes) {
   Call call{comm_, rank_, size_, bytes, opts_.root, send_.data(), recv_.data()};
   std::vector<std::vector<double>> times(algs.size());
   std::vector<long> errors(algs.size(), 0), calls(algs.size(), 0);
+  auto_choice_.clear();
   for (size_t a = 0; a < algs.size(); ++a)
     for (int i = 0; i < row.warmup; ++i) timed_call(a, call, calls[a]++, errors[a]);
   int rounds = std::min(opts_.rounds, row.iterations);

@@ -56,7 +56,7 @@ class Measurement {
   int rank_ = 0, size_ = 1;
   std::vector<char> send_, recv_, purge_;
   int failed_ = MPI_SUCCESS;  // the first MPI error a call returned on this rank
-  std::string auto_choice_;  // what the last "auto" call ran
+  std::string auto_choice_;  // what "auto" ran at the size being measured
 };
 
 /** Bytes written before each call by smp-paper when --purge-bytes is not given: the L2 size. */

@@ -4,11 +4,10 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "coll/plan/selection.h"
+#include "coll/plan/config.h"
 #include "common/error.h"
 #include "common/file_io.h"
 #include "common/gnuplot.h"
-#include "common/json_file.h"
 #include "common/subprocess.h"
 
 namespace canopy::bench {
@@ -191,21 +190,9 @@ void plot_svg(const Options &o, const RunInfo &info, const std::vector<Row> &row
   render_gnuplot("svg size 800,500 dynamic noenhanced font 'sans,12' background '#ffffff'", script, path);
 }
 
-namespace {
-
-// The tuning file at @p path, every collective's rules checked; an empty one where there is none.
-nlohmann::json existing_tuning(const std::string &path) {
-  if (!std::filesystem::exists(path)) return nlohmann::json::object();
-  nlohmann::json doc = parse_json_object(read_file(path), path, "a tuning file (a JSON object of rules per collective)");
-  for (coll::Collective c : coll::all_collectives()) coll::parse_tuning_rules(doc, c, path);
-  return doc;
-}
-
-}  // namespace
-
 void check_tuning_prerequisites(const std::string &path) {
   check_output_paths({{"--write-tuning", path}});
-  existing_tuning(path);
+  if (std::filesystem::exists(path)) coll::load_tuning_file(path);
 }
 
 size_t write_tuning(const Options &o, const RunInfo &info, const std::vector<Row> &rows) {
@@ -224,7 +211,8 @@ size_t write_tuning(const Options &o, const RunInfo &info, const std::vector<Row
   coll::SelectionInput shape{info.ranks, info.nodes, info.max_ranks_per_node, 0, info.library};
   std::vector<coll::Rule> rules = coll::measured_rules(shape, fastest, o.collective->sized);
   const std::string &path = o.tuning_file;
-  write_file_atomic(path, coll::merge_tuning_rules(existing_tuning(path), o.collective->catalog, rules, path));
+  nlohmann::json doc = std::filesystem::exists(path) ? coll::read_tuning_file(path) : nlohmann::json::object();
+  write_file_atomic(path, coll::merge_tuning_rules(doc, o.collective->catalog, rules, path));
   return rules.size();
 }
 

@@ -35,14 +35,18 @@ GroupAggregation parse_group_aggregation(const std::string &name) {
                                           "' is not recursive_doubling, ring or gather");
 }
 
+}  // namespace
+
+nlohmann::json read_tuning_file(const std::string &path) {
+  return parse_json_object(read_file(path), path, "a JSON object of rules per collective");
+}
+
 std::vector<std::vector<Rule>> load_tuning_file(const std::string &path) {
-  nlohmann::json doc = parse_json_object(read_file(path), path, "a JSON object of rules per collective");
+  nlohmann::json doc = read_tuning_file(path);
   std::vector<std::vector<Rule>> rules;
   for (Collective c : all_collectives()) rules.push_back(parse_tuning_rules(doc, c, path));
   return rules;
 }
-
-}  // namespace
 
 CollConfig CollConfig::from_params() {
   CollConfig c;

@@ -19,6 +19,13 @@ enum class ShmBcastMode { OneStage, Pipelined };
 /** How multi_leader_p2p gathers a leader group's blocks (coll_allgather_intra_algorithm). */
 enum class GroupAggregation { RecursiveDoubling, Ring, Gather };
 
+/** The tuning file @p path (coll_tuning_file) as JSON: Error(IO) when it cannot be read,
+    Error(PARSE) naming the file and line. */
+nlohmann::json read_tuning_file(const std::string &path);
+/** Every collective's rules from the tuning file @p path, indexed by Collective, checked
+    (parse_tuning_rules). */
+std::vector<std::vector<Rule>> load_tuning_file(const std::string &path);
+
 struct CollConfig {
   // Selection: forced algorithm per collective ("" = rules), then the tuning file's rules.
   std::vector<std::string> forced;            // indexed by Collective

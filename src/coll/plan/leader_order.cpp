@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <deque>
 
-
 namespace canopy::coll {
 
 const char *leader_order_name(LeaderOrder order) {

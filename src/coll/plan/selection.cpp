@@ -1,5 +1,7 @@
 #include "coll/plan/selection.h"
 
+#include <map>
+
 #include "common/error.h"
 
 namespace canopy::coll {
@@ -193,8 +195,7 @@ nlohmann::ordered_json range_json(const Range &r) {
 }
 
 bool same_shape(const Rule &a, const Rule &b) {
-  auto same = [](const Range &x, const Range &y) { return x.min == y.min && x.max == y.max; };
-  return same(a.comm_size, b.comm_size) && same(a.nodes, b.nodes) && same(a.ranks_per_node, b.ranks_per_node) &&
+  return a.comm_size == b.comm_size && a.nodes == b.nodes && a.ranks_per_node == b.ranks_per_node &&
          a.library == b.library;
 }
 
@@ -202,10 +203,9 @@ bool same_shape(const Rule &a, const Rule &b) {
 
 nlohmann::ordered_json rule_json(const Rule &rule) {
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
-  const Range any;
   for (auto [key, range] : {std::pair{"comm_size", &rule.comm_size}, std::pair{"nodes", &rule.nodes},
                             std::pair{"ranks_per_node", &rule.ranks_per_node}, std::pair{"bytes", &rule.bytes}})
-    if (range->min != any.min || range->max != any.max) out[key] = range_json(*range);
+    if (!(*range == Range{})) out[key] = range_json(*range);
   if (!rule.library.empty()) out["library"] = rule.library;
   out["algorithm"] = rule.algorithm;
   return out;
@@ -233,21 +233,22 @@ std::vector<Rule> measured_rules(const SelectionInput &shape, const std::vector<
 
 std::string merge_tuning_rules(const nlohmann::json &doc, Collective coll, const std::vector<Rule> &rules,
                                const std::string &path) {
+  std::map<std::string, std::string> rule_lines;  // each collective's rules, one per line
+  for (Collective c : all_collectives()) {
+    std::vector<Rule> kept = c == coll ? rules : std::vector<Rule>{};
+    for (const Rule &rule : parse_tuning_rules(doc, c, path))
+      if (c != coll || rules.empty() || !same_shape(rule, rules.front())) kept.push_back(rule);
+    std::string &text = rule_lines[collective_name(c)] = "[";
+    for (size_t i = 0; i < kept.size(); ++i) text += (i ? ",\n    " : "\n    ") + rule_json(kept[i]).dump();
+    text += kept.empty() ? "]" : "\n  ]";
+  }
   nlohmann::json merged = doc;
-  merged[collective_name(coll)] = nullptr;  // the key in its place; its rules are written below
+  merged[collective_name(coll)] = nullptr;  // the key in its place, for a new file
   std::string out;
   for (auto &[key, value] : merged.items()) {
-    std::string text = value.dump();
-    for (Collective c : all_collectives()) {
-      if (key != collective_name(c)) continue;
-      std::vector<Rule> kept = c == coll ? rules : std::vector<Rule>{};
-      for (const Rule &rule : parse_tuning_rules(doc, c, path))
-        if (c != coll || rules.empty() || !same_shape(rule, rules.front())) kept.push_back(rule);
-      text = "[";
-      for (size_t i = 0; i < kept.size(); ++i) text += (i ? ",\n    " : "\n    ") + rule_json(kept[i]).dump();
-      text += kept.empty() ? "]" : "\n  ]";
-    }
-    out += (out.empty() ? "{\n  " : ",\n  ") + nlohmann::json(key).dump() + ": " + text;
+    auto lines = rule_lines.find(key);
+    out += (out.empty() ? "{\n  " : ",\n  ") + nlohmann::json(key).dump() + ": " +
+           (lines != rule_lines.end() ? lines->second : value.dump());
   }
   return out + "\n}\n";
 }

@@ -26,6 +26,7 @@ struct SelectionInput {
 struct Range {
   long long min = 0, max = -1;
   bool contains(long long v) const { return v >= min && (max < 0 || v <= max); }
+  bool operator==(const Range &other) const { return min == other.min && max == other.max; }
 };
 
 struct Rule {
