@@ -1,8 +1,10 @@
 // The node leaders' orders of the topology-aware Bcast (coll_bcast_leader_order) for a job's
 // hosts on a fabric, worked out as libcanopy-mpi does from the routes canopyd answers (the same
-// host_matrices, message_delays and order_leaders), for the SMPI benchmark bench/smpi_bcast.sh.
+// host_matrices, message_delays and order_leaders), for the SMPI benchmark bench/smpi_bcast.sh;
+// and as it does without canopyd, from the hosts' HCA rates (LeaderLinks::from_rates: here the
+// rate of each host's cable in the fabric, which is what its /sys/class/infiniband port shows).
 // Writes on stdout "parents P0 P1 ..." (the tree), then "ORDER ROOT BYTES L0 L1 ..." (the
-// leader at each position) for every order (none, dft, bft), root and message size.
+// leader at each position) for every order (none, dft, bft; dft-hca, bft-hca), root and size.
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -40,21 +42,38 @@ int main(int argc, char **argv) {
     std::vector<int> hosts = map::allocation_hosts(topology, read_file(hostfile), hostfile);
     int n = static_cast<int>(hosts.size());
     if (n < 2) throw Error(CANOPY_ERR_INVALID_ARG, hostfile + ": at least two hosts");
-    coll::LeaderLinks links = coll::LeaderLinks::from(topo::host_matrices(topology, hosts));
+    coll::LeaderLinks routes = coll::LeaderLinks::from(topo::host_matrices(topology, hosts));
+    std::vector<double> hca_gbps;
+    for (int h : hosts) {
+      const topo::Node &host = topology.node(h);
+      hca_gbps.push_back(host.ports[static_cast<size_t>(host.first_connected_port())].rate.gbps);
+      if (hca_gbps.back() <= 0)
+        throw Error(CANOPY_ERR_INVALID_ARG, fabric + ": host " + host.name + " has no link rate");
+    }
+    coll::LeaderLinks rates = coll::LeaderLinks::from_rates(hca_gbps);
     std::vector<int> parent = coll::bcast_tree_parents(tree, n, radix);
     std::printf("parents");
     for (int p : parent) std::printf(" %d", p);
     std::printf("\n");
-    for (size_t bytes : sizes) {
-      coll::DelaysFrom delay = coll::message_delays(links, param_double("topo_hop_latency_us"), coll::delay_size_class(bytes));
-      for (coll::LeaderOrder how : {coll::LeaderOrder::None, coll::LeaderOrder::DepthFirst, coll::LeaderOrder::BreadthFirst})
+    using coll::LeaderOrder;
+    const struct {
+      LeaderOrder how;
+      const coll::LeaderLinks &links;
+      const char *suffix;
+    } kinds[] = {{LeaderOrder::None, routes, ""},         {LeaderOrder::DepthFirst, routes, ""},
+                 {LeaderOrder::BreadthFirst, routes, ""}, {LeaderOrder::DepthFirst, rates, "-hca"},
+                 {LeaderOrder::BreadthFirst, rates, "-hca"}};
+    for (size_t bytes : sizes)
+      for (const auto &kind : kinds) {
+        coll::DelaysFrom delay =
+            coll::message_delays(kind.links, param_double("topo_hop_latency_us"), coll::delay_size_class(bytes));
         for (int r = 0; r < roots && r < n; ++r) {
           int root = static_cast<int>(static_cast<long long>(r) * n / std::min(roots, n));
-          std::printf("%s %d %zu", coll::leader_order_name(how), root, bytes);
-          for (int leader : coll::order_leaders(parent, root, delay, how)) std::printf(" %d", leader);
+          std::printf("%s%s %d %zu", coll::leader_order_name(kind.how), kind.suffix, root, bytes);
+          for (int leader : coll::order_leaders(parent, root, delay, kind.how)) std::printf(" %d", leader);
           std::printf("\n");
         }
-    }
+      }
   } catch (const Error &e) {
     std::fprintf(stderr, "bench_bcast_orders: error: %s\n", e.what());
     return 1;

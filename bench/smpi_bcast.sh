@@ -5,7 +5,9 @@
 # heterogeneous-speed case; 0 for the hop-count case alone), or of a given fabric and allocation
 # (--fabric, --hosts: what `make demo` runs on its collected dump), Bcasts down the inter-leader tree
 # with the leaders in the tree's own order (none) and in the dft and bft orders that
-# bench_bcast_orders works out as libcanopy-mpi does (the same delay matrix and heuristic). The
+# bench_bcast_orders works out as libcanopy-mpi does (the same delay matrix and heuristic): from
+# the routes canopyd answers, and (dft-hca, bft-hca) from the hosts' HCA rates alone, as without
+# canopyd (the paper's speed-aware delays, IV-B2). The
 # SMPI program is patterns/bcast_tree.c; the platform is `canopy topo --simgrid` of the job's
 # hosts (real routes, each cable at its rate). See docs/benchmarks.md.
 set -euo pipefail
@@ -125,14 +127,14 @@ python3 - "$JOB.log" "$NODES" "$TREE" "$rates" > "$OUT/results.txt.partial" <<'P
 import collections, re, sys
 log, nodes, tree, rates = sys.argv[1:5]
 us = collections.defaultdict(list)
-for m in re.finditer(r"^bcast_tree order=(\w+) root=\d+ bytes=(\d+) us=([\d.]+)$", open(log).read(), re.M):
+for m in re.finditer(r"^bcast_tree order=([\w-]+) root=\d+ bytes=(\d+) us=([\d.]+)$", open(log).read(), re.M):
     us[(m.group(1), int(m.group(2)))].append(float(m.group(3)))
 print(f"# {nodes} nodes, {tree} tree, {rates}: microseconds per Bcast, mean over the roots")
-print("%-6s %10s %12s %8s" % ("order", "bytes", "us", "vs none"))
-for (order, size) in sorted(us, key=lambda k: (k[1], ["none", "dft", "bft"].index(k[0]))):
+print("%-7s %10s %12s %8s" % ("order", "bytes", "us", "vs none"))
+for (order, size) in sorted(us, key=lambda k: (k[1], ["none", "dft", "bft", "dft-hca", "bft-hca"].index(k[0]))):
     mean = sum(us[(order, size)]) / len(us[(order, size)])
     base = sum(us[("none", size)]) / len(us[("none", size)])
-    print("%-6s %10d %12.1f %8.3f" % (order, size, mean, mean / base))
+    print("%-7s %10d %12.1f %8.3f" % (order, size, mean, mean / base))
 PY
 mv "$OUT/results.txt.partial" "$OUT/results.txt"
 cat "$OUT/results.txt"

@@ -161,7 +161,8 @@ fi
 step "14. topology-aware Bcast: node leaders ordered by this fabric's delays, in SimGrid SMPI"
 echo "one leader on each host of step 11; half the fabric's hosts have SDR links, half DDR:"
 echo "coll_bcast_leader_order=dft|bft puts the leaders nearest (fastest) to their parents at the tree's"
-echo "busiest positions (the topology-aware Bcast paper, IV-B); none is the tree's own order"
+echo "busiest positions (the topology-aware Bcast paper, IV-B); none is the tree's own order; dft-hca and"
+echo "bft-hca order by the hosts' HCA rates alone, as the Bcast does where no canopyd runs"
 show bash "$root/bench/smpi_bcast.sh" --fabric "$out/dumps" --hosts "$out/map/job.hosts" --roots 4 \
   --out "$out/smpi-bcast" --build "$build"
 echo "fabric drawing: $out/fabric.svg    dumps: $out/dumps/current, $out/live/current    logs: $out/*.log"

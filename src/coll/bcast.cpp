@@ -1,7 +1,9 @@
 // Bcast algorithms. Trees use virtual ranks relative to the root (p2p.h).
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <tuple>
@@ -15,6 +17,7 @@
 #include "common/error.h"
 #include "common/log.h"
 #include "service/client.h"
+#include "topo/local_hca.h"
 
 namespace canopy::coll {
 namespace {
@@ -109,8 +112,40 @@ std::shared_ptr<const LeaderLinks> server_links(const std::string &server, const
   return links;
 }
 
-// Leader 0 asks topo_server about the routes between the leaders' hosts, once; collective over
-// the leaders. Without an answer (no server, a host it does not know) the tree keeps its order.
+// This leader's HCA rate in Gb/s (coll_hca_port's, else the first active port's); 0 for none,
+// said in the info log.
+double leader_hca_gbps(const Hierarchy &h) {
+  try {
+    return topo::host_hca_port(topo::local_hca_ports(), h.config.hca_port).rate.gbps;
+  } catch (const Error &e) {
+    CANOPY_LOG(Info, "collectives: no HCA rate for the Bcast between node leaders: %s", e.what());
+    return 0;
+  }
+}
+
+// Without topo_server, the paper's speed-aware delays (IV-B2): every leader's HCA rate.
+LeaderLinks rate_links(const std::vector<std::string> &hosts, const std::vector<double> &gbps) {
+  std::map<double, int> leaders_at;
+  for (size_t l = 0; l < hosts.size(); ++l) {
+    if (gbps[l] <= 0)
+      throw Error(CANOPY_ERR_NOT_FOUND, "topo_server (CANOPY_TOPO_SERVER) is not set, and node " + std::to_string(l) +
+                                            " (" + hosts[l] + ") has no active InfiniBand port (its info log says why)");
+    ++leaders_at[gbps[l]];
+  }
+  std::string rates;
+  for (const auto &[rate, leaders] : leaders_at) {
+    char text[64];
+    snprintf(text, sizeof text, " %d at %g Gb/s", leaders, rate);
+    rates += text;
+  }
+  CANOPY_LOG(Info, "collectives: delays between %zu node leaders from their HCA rates (no topo_server):%s",
+             hosts.size(), rates.c_str());
+  return LeaderLinks::from_rates(gbps);
+}
+
+// Leader 0 learns the delays between the leaders, once; collective over the leaders: the routes
+// between their hosts from topo_server, or without it their HCA rates. Without an answer (no
+// server, a host it does not know, a leader without an active port) the tree keeps its order.
 void ask_leader_links(Hierarchy &h) {
   h.leader_links_asked = true;
   CommInfo c(h.leaders);
@@ -120,6 +155,9 @@ void ask_leader_links(Hierarchy &h) {
   check_mpi(PMPI_Gather(mine.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
                         0, h.leaders),
             "MPI_Gather");
+  double my_gbps = h.config.topo_server.empty() ? leader_hca_gbps(h) : 0;
+  std::vector<double> gbps(c.rank == 0 ? static_cast<size_t>(c.size) : 0);
+  check_mpi(PMPI_Gather(&my_gbps, 1, MPI_DOUBLE, gbps.data(), 1, MPI_DOUBLE, 0, h.leaders), "MPI_Gather");
   int known = 0;
   if (c.rank == 0) {
     std::vector<std::string> hosts;
@@ -128,8 +166,8 @@ void ask_leader_links(Hierarchy &h) {
       hosts.emplace_back(name, strnlen(name, MPI_MAX_PROCESSOR_NAME));  // a longer name was cut short
     }
     try {
-      if (h.config.topo_server.empty()) throw Error(CANOPY_ERR_INVALID_ARG, "topo_server (CANOPY_TOPO_SERVER) is not set");
-      h.leader_links = server_links(h.config.topo_server, hosts);
+      h.leader_links = h.config.topo_server.empty() ? std::make_shared<const LeaderLinks>(rate_links(hosts, gbps))
+                                                    : server_links(h.config.topo_server, hosts);
       known = 1;
     } catch (const Error &e) {
       CANOPY_LOG(Warn, "collectives: Bcast between node leaders in the tree's own order, not %s: no delays between "

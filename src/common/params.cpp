@@ -44,9 +44,11 @@ const std::vector<ParamDef> kRegistry = {
     {"coll_bcast_intra_algorithm", ParamType::String, "shm",
      "Bcast inside a node in two_level (Bcast, Allreduce) and leader: shm or any flat Bcast algorithm (binomial, knomial, ...)."},
     {"coll_bcast_leader_order", ParamType::String, "none",
-     "Topology-aware Bcast between node leaders in two_level: none, dft or bft (the tree's positions visited depth or breadth first from the root, each taking the leader with the least delay from its parent for the message's size, by the hops and rates topo_server answers for the leaders' hosts; in SMPI bft paid where HCA speeds differ)."},
+     "Topology-aware Bcast between node leaders in two_level: none, dft or bft (the tree's positions visited depth or breadth first from the root, each taking the leader with the least delay from its parent for the message's size, by the hops and rates topo_server answers for the leaders' hosts; without topo_server, by the slower of two leaders' HCA rates (coll_hca_port); in SMPI bft paid where HCA speeds differ)."},
     {"coll_bcast_knomial_radix", ParamType::Int, "4",
      "Radix k of the k-nomial Bcast tree (2 gives the binomial tree).", 2, 64},
+    {"coll_hca_port", ParamType::String, "",
+     "The InfiniBand port whose rate stands for a node leader's host in coll_bcast_leader_order when topo_server is not set: DEVICE (its first active port) or DEVICE:PORT (mlx5_0:1); empty: the first active port under /sys/class/infiniband (devices by name)."},
     {"coll_leader_domain", ParamType::String, "package",
      "What a leader group of the multi-leader Allgather holds with coll_leaders_per_node=0, and what groups avoid spanning otherwise: package (one leader per socket, the paper's choice) or numa (one per NUMA node: AMD NPS2/NPS4, Intel SNC, where a package has several memory domains; not measured yet)."},
     {"coll_leaders_per_node", ParamType::Int, "0",
@@ -134,7 +136,7 @@ const std::vector<ParamDef> kRegistry = {
      "Per-link latency (microseconds) used by the delay matrix.", 0, 1e9},
     {"topo_server", ParamType::String, "",
      "Topology service (canopyd) address HOST:PORT used when none is given: canopy_service_matrices(), "
-     "`canopy query`, and the delays of coll_bcast_leader_order."},
+     "`canopy query`, and the delays of coll_bcast_leader_order (without it, the leaders' HCA rates)."},
 };
 
 const ParamDef *lookup_def(const std::string &name) {

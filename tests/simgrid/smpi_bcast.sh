@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/smpi_bcast.sh on a small generated fat tree (8 nodes of 64 hosts, half of them at SDR):
-# every order (none, dft, bft) and size has a positive simulated time and none's ratio is 1;
+# every order (none, dft, bft, dft-hca, bft-hca) and size has a positive simulated time and none's ratio is 1;
 # the orders bench_bcast_orders wrote (per size) put the root first and every node once; a bad
 # option exits 2 and a job larger than the fabric exits 1, both before any simulation. On a
 # given fabric and allocation (--fabric, --hosts: the recorded two-switch dump, its 4 hosts with
@@ -14,7 +14,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 "$ROOT/bench/smpi_bcast.sh" --nodes 8 --fabric-hosts 64 --slow 0.5 --roots 2 --bytes 1024,65536 \
   --out "$OUT/run" --build "$BUILD" > "$OUT/table.txt" || fail "smpi_bcast.sh failed"
 cat "$OUT/table.txt"
-for order in none dft bft; do
+for order in none dft bft dft-hca bft-hca; do
   for bytes in 1024 65536; do
     awk -v o="$order" -v b="$bytes" '$1 == o && $2 == b && $3 + 0 > 0 && (o != "none" || $4 == "1.000") { found = 1 }
       END { exit !found }' "$OUT/table.txt" || fail "$order at $bytes bytes: no positive time"
@@ -25,9 +25,9 @@ python3 - "$OUT/run/job-8n-s1.binomial.orders" <<'PY' || fail "the orders file i
 import sys
 lines = [l.split() for l in open(sys.argv[1])]
 assert lines[0][0] == "parents" and [int(x) for x in lines[0][1:]] == [-1, 0, 0, 2, 0, 4, 4, 6], lines[0]
-assert len(lines) == 13, len(lines)  # 3 orders x 2 roots x 2 sizes
+assert len(lines) == 21, len(lines)  # 5 orders x 2 roots x 2 sizes
 for order, root, size, *leaders in lines[1:]:
-    assert order in ("none", "dft", "bft") and size in ("1024", "65536") and int(leaders[0]) == int(root), (order, root, leaders)
+    assert order in ("none", "dft", "bft", "dft-hca", "bft-hca") and size in ("1024", "65536") and int(leaders[0]) == int(root), (order, root, leaders)
     assert sorted(map(int, leaders)) == list(range(8)), leaders
 PY
 printf '# alternating between the switches\nH1\nH3\n\nH2\nH4\n' > "$OUT/job.hosts"
@@ -35,8 +35,8 @@ printf '# alternating between the switches\nH1\nH3\n\nH2\nH4\n' > "$OUT/job.host
   --out "$OUT/given" --build "$BUILD" > "$OUT/given.txt" || fail "smpi_bcast.sh --fabric --hosts failed"
 cat "$OUT/given.txt"
 grep -q '^# 4 nodes, binomial tree, .*two-switch-dump at its own link rates' "$OUT/given.txt" &&
-  [ "$(awk '$2 == 4096 && $3 + 0 > 0' "$OUT/given.txt" | wc -l)" -eq 3 ] ||
-  fail "given fabric: not three orders with a positive time on 4 nodes"
+  [ "$(awk '$2 == 4096 && $3 + 0 > 0' "$OUT/given.txt" | wc -l)" -eq 5 ] ||
+  fail "given fabric: not five orders with a positive time on 4 nodes"
 diff <(printf 'H1\nH3\nH2\nH4\n') "$OUT/given/job-given.hosts" > /dev/null || fail "the job's hosts are not the allocation's"
 set +e
 "$ROOT/bench/smpi_bcast.sh" --fabric "$ROOT/tests/data/cli/two-switch-dump" --out "$OUT/bad" --build "$BUILD" 2> "$OUT/err"

@@ -383,7 +383,7 @@ TEST(CollLeaderOrder, LargeMessagesOnOneSpeedKeepTheSchedulersOrder) {
   EXPECT_EQ(delay_size_class(1000), 1024u);
   EXPECT_EQ(delay_size_class(65536), 65536u);
   // Leaders 0, 2 on one switch (2 links apart), 1, 3 on another (3 links from 0 and 2), 8 Gb/s.
-  LeaderLinks links{{0, 3, 2, 3, 3, 0, 3, 2, 2, 3, 0, 3, 3, 2, 3, 0}, std::vector<float>(16, 1 / 8.0f)};
+  LeaderLinks links{{0, 3, 2, 3, 3, 0, 3, 2, 2, 3, 0, 3, 3, 2, 3, 0}, std::vector<float>(16, 1 / 8.0f), {}};
   DelaysFrom small = message_delays(links, 0.1, 1024);
   std::vector<float> row(4);
   small(0, row);
@@ -398,6 +398,33 @@ TEST(CollLeaderOrder, LargeMessagesOnOneSpeedKeepTheSchedulersOrder) {
   for (int a = 0; a < 4; ++a) links.inverse_gbps[a * 4 + 1] = links.inverse_gbps[1 * 4 + a] = 1 / 2.0f;
   EXPECT_EQ(order_leaders(parent, 0, message_delays(links, 0.1, 65536), LeaderOrder::DepthFirst),
             (std::vector<int>{0, 1, 2, 3}));
+}
+
+// Without topo_server, the paper's speed-aware delays (IV-B2): between two leaders, the slower
+// HCA's rate. From a fast leader the fast ones come first; from a slow one every leader ties
+// (the slower rate is its own), and the scheduler's order fills the positions.
+TEST(CollLeaderOrder, HcaRatesSendFromFastLeadersToFastOnesFirst) {
+  LeaderLinks links = LeaderLinks::from_rates({8, 16, 8, 16});  // 4X SDR and 4X DDR, as ibsim's hosts
+  EXPECT_TRUE(links.hops.empty() && links.inverse_gbps.empty());  // n numbers, not n x n
+  DelaysFrom delays = message_delays(links, 0.1, 1024);  // 8.192 kbit, no hops
+  std::vector<float> row(4);
+  delays(1, row);
+  EXPECT_EQ(row, (std::vector<float>{8.192f / 8, 8.192f / 16, 8.192f / 8, 8.192f / 16}));
+  delays(0, row);
+  EXPECT_EQ(row, std::vector<float>(4, 8.192f / 8));
+  std::vector<int> binomial = bcast_tree_parents("binomial", 4, 4);  // positions 2 (child 3), then 1
+  // (tests/mpi/bcast_hca_rates.sh expects these orders from a real job.)
+  const std::vector<std::vector<int>> bft = {{0, 2, 1, 3}, {1, 0, 3, 2}, {2, 1, 0, 3}, {3, 0, 1, 2}};
+  for (int root = 0; root < 4; ++root)
+    EXPECT_EQ(order_leaders(binomial, root, delays, LeaderOrder::BreadthFirst), bft[root]) << root;
+  // Eight leaders, one slow (leader 5): from a fast root it takes the position visited last, a
+  // leaf (position -> leader below).
+  std::vector<double> gbps(8, 32);
+  gbps[5] = 8;
+  LeaderLinks eight = LeaderLinks::from_rates(gbps);
+  std::vector<int> order = order_leaders(bcast_tree_parents("binomial", 8, 4), 0, message_delays(eight, 0.1, 65536),
+                                         LeaderOrder::BreadthFirst);  // positions 4, 2, 1, 6, 5, 3, 7
+  EXPECT_EQ(order, (std::vector<int>{0, 3, 2, 7, 1, 6, 4, 5}));
 }
 
 TEST(CollLeaderOrder, TheParameterIsChecked) {

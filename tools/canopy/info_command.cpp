@@ -1,5 +1,6 @@
 // canopy info: version; --config: every parameter with its value and source;
-// --algorithms: every collective algorithm with the parameters it reads.
+// --algorithms: every collective algorithm with the parameters it reads; --hca: this host's
+// InfiniBand ports and the one whose rate the Bcast between node leaders takes.
 #include <cstdio>
 #include <memory>
 
@@ -7,13 +8,15 @@
 #include "commands.h"
 #include "coll/plan/catalog.h"
 #include "coll/plan/selection.h"
+#include "common/error.h"
 #include "common/params.h"
+#include "topo/local_hca.h"
 
 namespace canopy::cli {
 namespace {
 
 struct InfoOptions {
-  bool config = false, algorithms = false, json = false;
+  bool config = false, algorithms = false, hca = false, json = false;
 };
 
 std::string range_text(const coll::Range &r) {
@@ -52,8 +55,40 @@ int print_algorithms(bool json) {
   return 0;
 }
 
+// The ports under /sys/class/infiniband, and the one coll_hca_port picks (none: said, exit 0,
+// since a host without InfiniBand is no error of this command).
+int print_hca_ports(bool json) {
+  std::vector<topo::HcaPort> ports = topo::local_hca_ports();
+  std::string wanted = param_string("coll_hca_port"), chosen, why;
+  try {
+    topo::HcaPort p = topo::host_hca_port(ports, wanted);
+    chosen = p.device + ":" + std::to_string(p.port);
+  } catch (const Error &e) {
+    why = e.what();
+  }
+  if (json) {
+    nlohmann::json all = nlohmann::json::array();
+    for (const topo::HcaPort &p : ports)
+      all.push_back({{"device", p.device}, {"port", p.port}, {"active", p.active}, {"rate", p.rate_text},
+                     {"gbps", p.rate.gbps}});
+    auto text_or_null = [](const std::string &s) { return s.empty() ? nlohmann::json() : nlohmann::json(s); };
+    print_json({{"ports", all}, {"coll_hca_port", wanted}, {"chosen", text_or_null(chosen)}, {"reason", text_or_null(why)}});
+    return 0;
+  }
+  for (const topo::HcaPort &p : ports)
+    std::printf("%s:%d  %-10s  %-24s  %g Gb/s data\n", p.device.c_str(), p.port, p.active ? "active" : "not active",
+                p.rate_text.c_str(), p.rate.gbps);
+  if (chosen.empty())
+    std::printf("the Bcast between node leaders takes none without topo_server: %s\n", why.c_str());
+  else
+    std::printf("the Bcast between node leaders takes %s without topo_server (coll_hca_port '%s')\n", chosen.c_str(),
+                wanted.c_str());
+  return 0;
+}
+
 int run_info(const InfoOptions &o) {
   if (o.algorithms) return print_algorithms(o.json);
+  if (o.hca) return print_hca_ports(o.json);
   if (!o.config) {
     std::string config = param_config_file();  // read, so that a broken one is reported here too
     if (o.json)
@@ -91,6 +126,8 @@ CommandRunner add_info_command(CLI::App &app) {
   CLI::App *cmd = app.add_subcommand("info", "Version and configuration");
   cmd->add_flag("--config", o->config, "Every parameter: value, source (default, config file, environment) and doc");
   cmd->add_flag("--algorithms", o->algorithms, "Collective algorithms, the parameters they read, the built-in selection rules");
+  cmd->add_flag("--hca", o->hca, "This host's InfiniBand ports, state and rate, and the one whose rate stands for it "
+                                 "in the Bcast between node leaders without topo_server (coll_hca_port)");
   add_json_flag(*cmd, o->json);
   return [o] { return run_info(*o); };
 }

@@ -19,7 +19,7 @@ const std::vector<AlgorithmInfo> kCatalog = with_library({
      {"coll_shm_mode", "coll_shm_buffer_bytes", "coll_shm_buffers", "coll_shm_spins"}},
     {Collective::Bcast, "two_level",
      "inside the root's node, between node leaders (optionally in a topology-aware order), then inside the other nodes",
-     {"coll_bcast_inter_algorithm", "coll_bcast_intra_algorithm", "coll_bcast_leader_order", "topo_server"}},
+     {"coll_bcast_inter_algorithm", "coll_bcast_intra_algorithm", "coll_bcast_leader_order", "topo_server", "coll_hca_port"}},
     {Collective::Allgather, "recursive_doubling", "log p exchanges of doubling size; extra ranks beyond 2^k fold in", {}},
     {Collective::Allgather, "ring", "p-1 neighbour exchanges of one block", {}},
     {Collective::Allgather, "bruck", "ceil(log p) exchanges with distance 2^k, then a local rotation", {}},

@@ -80,6 +80,7 @@ CollConfig CollConfig::from_params() {
   c.bcast_intra_algorithm = param_string("coll_bcast_intra_algorithm");
   c.bcast_leader_order = parse_leader_order(param_string("coll_bcast_leader_order"));
   c.topo_server = param_string("topo_server");
+  c.hca_port = param_string("coll_hca_port");
   c.hop_latency_us = param_double("topo_hop_latency_us");
   c.allgather_inter_algorithm = param_string("coll_allgather_inter_algorithm");
   c.reduce_inter_algorithm = param_string("coll_reduce_inter_algorithm");

@@ -50,6 +50,7 @@ struct CollConfig {
   std::string bcast_inter_algorithm = "knomial", bcast_intra_algorithm = "shm";
   LeaderOrder bcast_leader_order = LeaderOrder::None;
   std::string topo_server;     // where the leader order's hops and rates come from
+  std::string hca_port;        // coll_hca_port: without topo_server, the leader's HCA port
   double hop_latency_us = 0.1;  // topo_hop_latency_us: the leader order's delay per link
   std::string allgather_inter_algorithm = "recursive_doubling";
   std::string reduce_inter_algorithm = "binomial", allreduce_inter_algorithm = "recursive_doubling";

@@ -37,11 +37,20 @@ LeaderLinks LeaderLinks::from(const topo::HostMatrices &m) {
   return links;
 }
 
+LeaderLinks LeaderLinks::from_rates(const std::vector<double> &gbps) {
+  LeaderLinks links;
+  for (double rate : gbps) links.hca_inverse_gbps.push_back(static_cast<float>(1 / rate));
+  return links;
+}
+
 DelaysFrom message_delays(const LeaderLinks &links, double hop_latency_us, size_t bytes) {
   auto latency = static_cast<float>(hop_latency_us), kbits = static_cast<float>(8e-3 * static_cast<double>(bytes));
   return [&links, latency, kbits](int from, std::vector<float> &row) {  // Gb/s = kbit/us
     size_t n = row.size(), first = static_cast<size_t>(from) * n;
-    for (size_t b = 0; b < n; ++b) row[b] = links.hops[first + b] * latency + kbits * links.inverse_gbps[first + b];
+    if (const std::vector<float> &hca = links.hca_inverse_gbps; !hca.empty())
+      for (size_t b = 0; b < n; ++b) row[b] = kbits * std::max(hca[static_cast<size_t>(from)], hca[b]);
+    else
+      for (size_t b = 0; b < n; ++b) row[b] = links.hops[first + b] * latency + kbits * links.inverse_gbps[first + b];
   };
 }
 

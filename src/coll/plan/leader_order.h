@@ -36,12 +36,16 @@ const char *leader_order_name(LeaderOrder order);
 std::vector<int> bcast_tree_parents(const std::string &algorithm, int n, int knomial_radix);
 
 /** What the delays between leaders come from: per ordered pair (row-major, n x n), the links
-    on the route and the inverse of its slowest link's rate (1 / (Gb/s); 0 where unknown). */
+    on the route and the inverse of its slowest link's rate (1 / (Gb/s); 0 where unknown); or,
+    with no route known, per leader the inverse of its HCA's rate (a pair: the slower HCA's). */
 struct LeaderLinks {
   std::vector<uint8_t> hops;  // at most 255
   std::vector<float> inverse_gbps;
+  std::vector<float> hca_inverse_gbps;  // n, where hops and inverse_gbps are empty
   /** From the matrices canopyd answers (or host_matrices gives). */
   static LeaderLinks from(const topo::HostMatrices &m);
+  /** From each leader's HCA rate (Gb/s, > 0): the paper's speed-aware delays (IV-B2), no hops. */
+  static LeaderLinks from_rates(const std::vector<double> &gbps);
 };
 
 /** Delays are equal within this fraction of the least. */
