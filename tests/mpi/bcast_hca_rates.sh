@@ -9,11 +9,14 @@
 # per root and size class, the order the heuristic gives (the unit test
 # CollLeaderOrder.HcaRatesSendFromFastLeadersToFastOnesFirst has the same orders). A leader
 # without an active port (no simulated HCA, or coll_hca_port naming another): one warning, the
-# tree's own order, still right. And `canopy info --hca` on each kind of host.
+# tree's own order, still right. And `canopy info --hca` on each kind of host. Under MPICH
+# (where built): an unmodified application with LD_PRELOAD=libcanopy-mpi-mpich.so prints what it
+# prints under MPICH alone, its Bcasts between leaders ordered by the rates.
 #
-# Usage: bcast_hca_rates.sh RUN_MPI BIN_DIR SCRATCH_DIR GEN_FABRIC
+# Usage: bcast_hca_rates.sh RUN_MPI BIN_DIR SCRATCH_DIR GEN_FABRIC [MPICH_LAUNCHER MPICH_APP MPICH_LIB]
 set -euo pipefail
 run_mpi=$(realpath "$1") bin=$(realpath "$2") work=$(realpath "$3")/bcast_hca_rates gen_fabric=$4
+mpich_launcher=${5:-} mpich_app=${6:-} mpich_lib=${7:-}
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../../scripts/ibsim_fabric.sh
 source "$here/../../scripts/ibsim_fabric.sh"
@@ -95,5 +98,19 @@ assert [(p["device"], p["port"], p["active"], p["gbps"]) for p in info["ports"]]
 PY
   check "canopy info --hca on ${host%:*}: ibsim0:1 at ${host#*:} Gb/s" $?
 done
+
+if [ -n "$mpich_app" ]; then
+  MPI_LAUNCHER=$mpich_launcher "$run_mpi" 300 8 "$mpich_app" > "$work/mpich_plain.out"
+  MPI_LAUNCHER=$mpich_launcher MPI_ENV="CANOPY_HOSTMAP=$work/hostmap IBSIM_SOCKNAME=$IBSIM_SOCKNAME
+    IBSIM_UMAD2SIM=$IBSIM_UMAD2SIM LD_PRELOAD=$mpich_lib CANOPY_BCAST_ALGORITHM=two_level CANOPY_LOG_LEVEL=info
+    CANOPY_COLL_BCAST_LEADER_ORDER=bft CANOPY_COLL_BCAST_INTER_ALGORITHM=binomial" \
+    "$run_mpi" 300 8 "$here/on_simulated_hca.sh" "$mpich_app" > "$work/mpich.out" 2> "$work/mpich.err" || true
+  cmp -s "$work/mpich_plain.out" "$work/mpich.out" && [ -s "$work/mpich.out" ]
+  check "MPICH: the application's output as under MPICH alone" $? "$(diff "$work/mpich_plain.out" "$work/mpich.out" | head -n 5)"
+  grep -q "delays between 4 node leaders from their HCA rates (no topo_server): 2 at 8 Gb/s 2 at 16 Gb/s" \
+    "$work/mpich.err" && grep -q "from node 1 between 4 node leaders in bft order (binomial tree): 1 0 3 2\$" \
+    "$work/mpich.err" && ! grep -q "\[warn\]" "$work/mpich.err"
+  check "MPICH: the rates gathered, the Bcasts between leaders ordered by them" $? "$(tail -n 3 "$work/mpich.err")"
+fi
 ibsim_stop
 [ "$failures" -eq 0 ] && echo "all passed" || { echo "$failures failures"; exit 1; }
