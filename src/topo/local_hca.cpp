@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 
 #include "common/error.h"
@@ -44,16 +45,18 @@ bool parse_sysfs_rate(std::string_view text, LinkRate &rate) {
   char *end = nullptr;
   double signal = std::strtod(s.c_str(), &end);
   size_t open = s.find('('), x = s.find('X', open), close = s.find(')', open);
-  if (end == s.c_str() || signal <= 0 || s.compare(static_cast<size_t>(end - s.c_str()), 8, " Gb/sec ") != 0 ||
-      open == std::string::npos || x == std::string::npos || close == std::string::npos || x > close)
+  if (end == s.c_str() || !(signal > 0) || !std::isfinite(signal) ||
+      s.compare(static_cast<size_t>(end - s.c_str()), 8, " Gb/sec ") != 0 || open == std::string::npos ||
+      x == std::string::npos || close == std::string::npos || x > close)
     return false;
-  int width = std::atoi(s.c_str() + open + 1);
-  if (width <= 0) return false;
+  long width = std::strtol(s.c_str() + open + 1, nullptr, 10);
+  if (width <= 0 || width > 32) return false;  // IB links have 1, 2, 4, 8 or 12 lanes
   std::string speed_text = s.substr(x + 1, close - x - 1);
   speed_text.erase(0, speed_text.find_first_not_of(' '));
   // The kernel names every speed but SDR; a name it has and Canopy has not is taken at its word.
-  LinkSpeed speed = speed_text.empty() ? speed_from_signal_gbps(signal / width) : parse_speed_name(speed_text);
-  rate = speed == LinkSpeed::Unknown ? plain_rate(signal) : ib_rate(width, speed);
+  LinkSpeed speed = speed_text.empty() ? speed_from_signal_gbps(signal / static_cast<double>(width))
+                                       : parse_speed_name(speed_text);
+  rate = speed == LinkSpeed::Unknown ? plain_rate(signal) : ib_rate(static_cast<int>(width), speed);
   return true;
 }
 

@@ -26,7 +26,8 @@ TEST(LocalHca, RateTextsAsTheKernelWritesThem) {
   ASSERT_TRUE(parse_sysfs_rate("800 Gb/sec (4X XDR)", rate));  // a speed Canopy does not know: its word
   EXPECT_EQ(rate, plain_rate(800));
   for (const char *bad : {"", "Gb/sec (4X QDR)", "40 (4X QDR)", "40 Gb/sec", "40 Gb/sec (QDR)", "40 Gb/sec (0X QDR)",
-                          "-40 Gb/sec (4X QDR)", "40 Mb/sec (4X QDR)"})
+                          "-40 Gb/sec (4X QDR)", "40 Mb/sec (4X QDR)", "inf Gb/sec (4X)", "nan Gb/sec (4X QDR)",
+                          "40 Gb/sec (99999999999X QDR)"})
     EXPECT_FALSE(parse_sysfs_rate(bad, rate)) << bad;
 }
 
