@@ -50,26 +50,29 @@ int main(int argc, char **argv) {
       if (hca_gbps.back() <= 0)
         throw Error(CANOPY_ERR_INVALID_ARG, fabric + ": host " + host.name + " has no link rate");
     }
-    coll::LeaderLinks rates = coll::LeaderLinks::from_rates(hca_gbps);
+    std::optional<coll::LeaderLinks> rates = coll::LeaderLinks::from_rates(hca_gbps);  // none: one rate
     std::vector<int> parent = coll::bcast_tree_parents(tree, n, radix);
     std::printf("parents");
     for (int p : parent) std::printf(" %d", p);
     std::printf("\n");
     using coll::LeaderOrder;
+    const coll::LeaderLinks &by_rate = rates ? *rates : routes;  // one rate: the tree's own order
+    LeaderOrder dft_hca = rates ? LeaderOrder::DepthFirst : LeaderOrder::None;
+    LeaderOrder bft_hca = rates ? LeaderOrder::BreadthFirst : LeaderOrder::None;
     const struct {
+      const char *name;
       LeaderOrder how;
       const coll::LeaderLinks &links;
-      const char *suffix;
-    } kinds[] = {{LeaderOrder::None, routes, ""},         {LeaderOrder::DepthFirst, routes, ""},
-                 {LeaderOrder::BreadthFirst, routes, ""}, {LeaderOrder::DepthFirst, rates, "-hca"},
-                 {LeaderOrder::BreadthFirst, rates, "-hca"}};
+    } kinds[] = {{"none", LeaderOrder::None, routes},        {"dft", LeaderOrder::DepthFirst, routes},
+                 {"bft", LeaderOrder::BreadthFirst, routes}, {"dft-hca", dft_hca, by_rate},
+                 {"bft-hca", bft_hca, by_rate}};
     for (size_t bytes : sizes)
       for (const auto &kind : kinds) {
         coll::DelaysFrom delay =
             coll::message_delays(kind.links, param_double("topo_hop_latency_us"), coll::delay_size_class(bytes));
         for (int r = 0; r < roots && r < n; ++r) {
           int root = static_cast<int>(static_cast<long long>(r) * n / std::min(roots, n));
-          std::printf("%s%s %d %zu", coll::leader_order_name(kind.how), kind.suffix, root, bytes);
+          std::printf("%s %d %zu", kind.name, root, bytes);
           for (int leader : coll::order_leaders(parent, root, delay, kind.how)) std::printf(" %d", leader);
           std::printf("\n");
         }

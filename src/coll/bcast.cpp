@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <tuple>
 #include <vector>
 
@@ -123,8 +124,9 @@ double leader_hca_gbps(const Hierarchy &h) {
   }
 }
 
-// Without topo_server, the paper's speed-aware delays (IV-B2): every leader's HCA rate.
-LeaderLinks rate_links(const std::vector<std::string> &hosts, const std::vector<double> &gbps) {
+// Without topo_server, the paper's speed-aware delays (IV-B2): every leader's HCA rate; none
+// where all run at one rate.
+std::optional<LeaderLinks> rate_links(const std::vector<std::string> &hosts, const std::vector<double> &gbps) {
   std::map<double, int> leaders_at;
   for (size_t l = 0; l < hosts.size(); ++l) {
     if (gbps[l] <= 0)
@@ -138,8 +140,8 @@ LeaderLinks rate_links(const std::vector<std::string> &hosts, const std::vector<
     snprintf(text, sizeof text, " %d at %g Gb/s", leaders, rate);
     rates += text;
   }
-  CANOPY_LOG(Info, "collectives: delays between %zu node leaders from their HCA rates (no topo_server):%s",
-             hosts.size(), rates.c_str());
+  CANOPY_LOG(Info, "collectives: delays between %zu node leaders from their HCA rates (no topo_server):%s%s",
+             hosts.size(), rates.c_str(), leaders_at.size() == 1 ? ": one rate, the tree's own order" : "");
   return LeaderLinks::from_rates(gbps);
 }
 
@@ -166,9 +168,11 @@ void ask_leader_links(Hierarchy &h) {
       hosts.emplace_back(name, strnlen(name, MPI_MAX_PROCESSOR_NAME));  // a longer name was cut short
     }
     try {
-      h.leader_links = h.config.topo_server.empty() ? std::make_shared<const LeaderLinks>(rate_links(hosts, gbps))
-                                                    : server_links(h.config.topo_server, hosts);
-      known = 1;
+      if (!h.config.topo_server.empty())
+        h.leader_links = server_links(h.config.topo_server, hosts);
+      else if (std::optional<LeaderLinks> links = rate_links(hosts, gbps))
+        h.leader_links = std::make_shared<const LeaderLinks>(std::move(*links));
+      known = h.leader_links != nullptr;
     } catch (const Error &e) {
       CANOPY_LOG(Warn, "collectives: Bcast between node leaders in the tree's own order, not %s: no delays between "
                        "their hosts (%s)", leader_order_name(h.config.bcast_leader_order), e.what());

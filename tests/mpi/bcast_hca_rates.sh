@@ -9,7 +9,8 @@
 # per root and size class, the order the heuristic gives (the unit test
 # CollLeaderOrder.HcaRatesSendFromFastLeadersToFastOnesFirst has the same orders). A leader
 # without an active port (no simulated HCA, or coll_hca_port naming another): one warning, the
-# tree's own order, still right. And `canopy info --hca` on each kind of host. Under MPICH
+# tree's own order, still right; so do leaders whose HCAs all run at one rate (every delay would
+# tie), without a warning. And `canopy info --hca` on each kind of host. Under MPICH
 # (where built): an unmodified application with LD_PRELOAD=libcanopy-mpi-mpich.so prints what it
 # prints under MPICH alone, its Bcasts between leaders ordered by the rates.
 #
@@ -87,6 +88,13 @@ MPI_EXTRA="CANOPY_COLL_HCA_PORT=mlx5_0" bench other_port binomial
   grep -q "no HCA rate for the Bcast between node leaders: no active InfiniBand port mlx5_0 with a rate (ibsim0:1 active 10 Gb/sec (4X))" \
     "$work/other_port.err"
 check "coll_hca_port naming no port: one warning, each leader's reason in its info log" $? "$(tail -n 3 "$work/other_port.err")"
+
+# Four hosts on DDR HCAs only (two virtual hosts on each of h0003 and h0004): one rate.
+printf 'h0003\nh0004\n%.0s' 1 2 3 4 > "$work/ddr_hcas"
+MPI_EXTRA="SIM_HOSTMAP=$work/ddr_hcas" bench one_rate binomial
+grep -q "delays between 4 node leaders from their HCA rates (no topo_server): 4 at 16 Gb/s: one rate, the tree's own order" \
+  "$work/one_rate.err" && ! grep -q "in bft order\|\[warn\]" "$work/one_rate.err"
+check "one rate: the tree's own order, no warning" $? "$(tail -n 3 "$work/one_rate.err")"
 
 for host in h0001:8 h0004:16; do
   SIM_HOST=${host%:*} LD_PRELOAD=$IBSIM_UMAD2SIM "$bin/canopy" info --hca --json > "$work/info.json"

@@ -404,7 +404,8 @@ TEST(CollLeaderOrder, LargeMessagesOnOneSpeedKeepTheSchedulersOrder) {
 // HCA's rate. From a fast leader the fast ones come first; from a slow one every leader ties
 // (the slower rate is its own), and the scheduler's order fills the positions.
 TEST(CollLeaderOrder, HcaRatesSendFromFastLeadersToFastOnesFirst) {
-  LeaderLinks links = LeaderLinks::from_rates({8, 16, 8, 16});  // 4X SDR and 4X DDR, as ibsim's hosts
+  EXPECT_FALSE(LeaderLinks::from_rates({16, 16, 16}));  // one rate: every delay would tie
+  LeaderLinks links = *LeaderLinks::from_rates({8, 16, 8, 16});  // 4X SDR and 4X DDR, as ibsim's hosts
   EXPECT_TRUE(links.hops.empty() && links.inverse_gbps.empty());  // n numbers, not n x n
   DelaysFrom delays = message_delays(links, 0.1, 1024);  // 8.192 kbit, no hops
   std::vector<float> row(4);
@@ -421,7 +422,7 @@ TEST(CollLeaderOrder, HcaRatesSendFromFastLeadersToFastOnesFirst) {
   // leaf (position -> leader below).
   std::vector<double> gbps(8, 32);
   gbps[5] = 8;
-  LeaderLinks eight = LeaderLinks::from_rates(gbps);
+  LeaderLinks eight = *LeaderLinks::from_rates(gbps);
   std::vector<int> order = order_leaders(bcast_tree_parents("binomial", 8, 4), 0, message_delays(eight, 0.1, 65536),
                                          LeaderOrder::BreadthFirst);  // positions 4, 2, 1, 6, 5, 3, 7
   EXPECT_EQ(order, (std::vector<int>{0, 3, 2, 7, 1, 6, 4, 5}));

@@ -37,7 +37,8 @@ LeaderLinks LeaderLinks::from(const topo::HostMatrices &m) {
   return links;
 }
 
-LeaderLinks LeaderLinks::from_rates(const std::vector<double> &gbps) {
+std::optional<LeaderLinks> LeaderLinks::from_rates(const std::vector<double> &gbps) {
+  if (std::adjacent_find(gbps.begin(), gbps.end(), std::not_equal_to<>()) == gbps.end()) return std::nullopt;
   LeaderLinks links;
   for (double rate : gbps) links.hca_inverse_gbps.push_back(static_cast<float>(1 / rate));
   return links;

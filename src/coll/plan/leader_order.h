@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,8 +45,9 @@ struct LeaderLinks {
   std::vector<float> hca_inverse_gbps;  // n, where hops and inverse_gbps are empty
   /** From the matrices canopyd answers (or host_matrices gives). */
   static LeaderLinks from(const topo::HostMatrices &m);
-  /** From each leader's HCA rate (Gb/s, > 0): the paper's speed-aware delays (IV-B2), no hops. */
-  static LeaderLinks from_rates(const std::vector<double> &gbps);
+  /** From each leader's HCA rate (Gb/s, > 0): the paper's speed-aware delays (IV-B2), no hops;
+      none where every leader has the same rate (every delay would tie: the tree's own order). */
+  static std::optional<LeaderLinks> from_rates(const std::vector<double> &gbps);
 };
 
 /** Delays are equal within this fraction of the least. */
