@@ -4,6 +4,8 @@
 #include <cstdlib>
 
 #include "fabric_builder.h"
+#include "loader_test_util.h"
+#include "topo/source.h"
 #include "topo/views.h"
 
 using namespace canopy;
@@ -29,6 +31,34 @@ TEST(Views, HopSpeedAndDelayMatrices) {
   EXPECT_DOUBLE_EQ(m.delay_us[0 * 4 + 3], 4 * 0.5 + 8000.0 / 8e3);
   for (int i = 0; i < 4; ++i)
     for (int j = 0; j < 4; ++j) EXPECT_EQ(m.hops[i * 4 + j], m.hops[j * 4 + i]);
+}
+
+// host_matrices finds the rest of the routes once per switch; every entry must still be what the
+// route between the two hosts, found alone, gives: forwarding tables, dimension order on tori,
+// shortest paths, a host with two cables (its routes its own), unequal rates, a host listed twice.
+TEST(Views, MatricesEqualEveryRouteFoundAlone) {
+  auto expect_routes_alone = [](const Topology &topo, const std::string &what) {
+    std::vector<int> hosts(topo.hosts().rbegin(), topo.hosts().rend());
+    hosts.push_back(hosts.front());
+    HostMatrices m = host_matrices(topo, hosts);
+    size_t n = hosts.size();
+    for (size_t i = 0; i < n; ++i)
+      for (size_t j = 0; j < n; ++j) {
+        Route route = find_route(topo, hosts[i], hosts[j]);
+        ASSERT_EQ(m.hops[i * n + j], route.links()) << what << " " << i << " -> " << j;
+        ASSERT_DOUBLE_EQ(m.gbps[i * n + j], route_min_gbps(topo, route)) << what << " " << i << " -> " << j;
+      }
+  };
+  expect_routes_alone(load_topology(test::data_path("cli/two-switch-dump")), "forwarding tables");
+  expect_routes_alone(load_topology(test::data_path("torus/mixed3d.torus")), "torus");
+  TwoLevelFatTree f;
+  int slow = f.add_host("slow", f.leaf2, 5, ib_rate(4, LinkSpeed::SDR));
+  int twice = f.topo.add_node(NodeType::Host, f.next_guid++, "twice HCA-1", 2);
+  f.link(twice, 1, f.leaf1, 6, ib_rate(4, LinkSpeed::DDR));
+  f.link(twice, 2, f.leaf2, 6);
+  f.topo.finalize();
+  ASSERT_GE(slow, 0);
+  expect_routes_alone(f.topo, "shortest paths");
 }
 
 TEST(Views, TwoLevelHierarchyGroupsByLeafSwitch) {
