@@ -17,6 +17,7 @@ packages=(
   libasio-dev                                       # canopyd networking (standalone Asio)
   infiniband-diags opensm ibsim-utils               # real fabric tools, simulated fabric
   python3                                           # fabric generator, e2e route comparison
+  locales                                           # a decimal-comma locale for a unit test (localedef)
   graphviz gnuplot-nox                              # pictures
 )
 

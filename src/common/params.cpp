@@ -183,7 +183,7 @@ void check_value(const ParamDef &def, const std::string &text, const std::string
   double number = 0;
   switch (def.type) {
     case ParamType::Int: number = static_cast<double>(std::strtoll(s, &end, 10)); ok = !text.empty() && *end == 0; break;
-    case ParamType::Double: number = std::strtod(s, &end); ok = !text.empty() && *end == 0 && std::isfinite(number); break;
+    case ParamType::Double: ok = parse_double(text, number) && std::isfinite(number); break;
     case ParamType::Bool: ok = text == "0" || text == "1" || text == "true" || text == "false"; break;
     case ParamType::String: break;
   }
@@ -245,7 +245,11 @@ ParamValue param_lookup(const std::string &name) {
 
 std::string param_string(const std::string &name) { return param_lookup(name).text; }
 long long param_int(const std::string &name) { return std::strtoll(param_lookup(name).text.c_str(), nullptr, 10); }
-double param_double(const std::string &name) { return std::strtod(param_lookup(name).text.c_str(), nullptr); }
+double param_double(const std::string &name) {
+  double value = 0;
+  parse_double(param_lookup(name).text, value);  // checked when it was set
+  return value;
+}
 bool param_bool(const std::string &name) {
   std::string text = param_lookup(name).text;
   return text == "1" || text == "true";

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cctype>
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -116,14 +117,12 @@ bool parse_uint(std::string_view s, uint64_t &value, int base) {
 }
 
 bool parse_double(std::string_view s, double &value) {
-  // strtod reads a C string: a NUL inside the field would end the number early.
-  if (s.empty() || s.size() > 64 || s.find('\0') != std::string_view::npos) return false;
-  char buffer[65];
-  std::memcpy(buffer, s.data(), s.size());
-  buffer[s.size()] = 0;
-  char *end = nullptr;
-  double v = std::strtod(buffer, &end);
-  if (*end != 0) return false;
+  // std::from_chars, not strtod: strtod reads "2.5" as 2 in a program that has set a locale with
+  // a decimal comma (an MPI application calling setlocale, with libcanopy inside it).
+  if (s.size() > 1 && s[0] == '+' && s[1] != '-') s.remove_prefix(1);
+  double v = 0;
+  auto [end, error] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || error != std::errc() || end != s.data() + s.size()) return false;
   value = v;
   return true;
 }

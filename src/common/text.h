@@ -34,6 +34,8 @@ std::vector<std::string_view> split(std::string_view s, char separator);
 
 /** Parses an unsigned integer (base 0: decimal, or hex with 0x); false on any junk. */
 bool parse_uint(std::string_view s, uint64_t &value, int base = 0);
+/** Parses a decimal number (an optional '+', inf and nan taken) in any locale; false on junk or
+    overflow. */
 bool parse_double(std::string_view s, double &value);
 /** The value of a hex digit, or -1. */
 int hex_digit(char c);

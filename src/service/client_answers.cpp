@@ -15,7 +15,7 @@ Error bad_answer(const char *what, const std::string &detail) {
   return Error(CANOPY_ERR_PARSE, std::string(what) + " answer: " + detail);
 }
 
-// Plain decimals only: strtod would also take "inf", "nan", "-0", "0x1p3".
+// Plain decimals only: parse_double would also take "inf", "nan", "-0", "+1".
 bool parse_plain_number(std::string_view token, double &value) {
   if (token.empty() || token[0] < '0' || token[0] > '9') return false;
   if (token.find_first_of("xXpP") != std::string_view::npos) return false;

@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "common/error.h"
+#include "common/text.h"
 
 namespace canopy::topo {
 namespace {
@@ -42,12 +43,12 @@ std::string port_name(const HcaPort &p) { return p.device + ":" + std::to_string
 
 bool parse_sysfs_rate(std::string_view text, LinkRate &rate) {
   std::string s(text);
-  char *end = nullptr;
-  double signal = std::strtod(s.c_str(), &end);
+  double signal = 0;
+  size_t unit = s.find(" Gb/sec ");
   size_t open = s.find('('), x = s.find('X', open), close = s.find(')', open);
-  if (end == s.c_str() || !(signal > 0) || !std::isfinite(signal) ||
-      s.compare(static_cast<size_t>(end - s.c_str()), 8, " Gb/sec ") != 0 || open == std::string::npos ||
-      x == std::string::npos || close == std::string::npos || x > close)
+  if (unit == std::string::npos || !parse_double(std::string_view(s).substr(0, unit), signal) || !(signal > 0) ||
+      !std::isfinite(signal) || open == std::string::npos || x == std::string::npos || close == std::string::npos ||
+      x > close)
     return false;
   long width = std::strtol(s.c_str() + open + 1, nullptr, 10);
   if (width <= 0 || width > 32) return false;  // IB links have 1, 2, 4, 8 or 12 lanes

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <clocale>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
@@ -17,6 +18,7 @@
 #include "common/params.h"
 #include "common/text.h"
 #include "temp_dir.h"
+#include "topo/local_hca.h"
 
 using namespace canopy;
 
@@ -227,4 +229,45 @@ TEST(Params, EveryParameterIsDocumented) {
   std::string doc = read_file(std::string(CANOPY_SOURCE_DIR) + "/docs/configuration.md");
   for (const ParamDef &def : param_registry())
     EXPECT_NE(doc.find(std::string("`") + def.name + "`"), std::string::npos) << def.name << " missing from docs/configuration.md";
+}
+
+// Numbers read the same whatever locale the program has set: an MPI application may set one with
+// a decimal comma (de_DE), and libcanopy parses parameters, sources, service answers and HCA rates
+// inside it, where strtod reads "2.5" as 2. The locale is built with localedef (package locales).
+TEST(Text, NumbersReadTheSameInADecimalCommaLocale) {
+  test::TempDir dir;
+  std::string build = "localedef -i de_DE -f UTF-8 " + (dir / "de_DE.UTF-8") + " > /dev/null 2>&1";
+  ASSERT_EQ(std::system(build.c_str()), 0) << "localedef could not build de_DE.UTF-8";
+  struct InLocale {
+    explicit InLocale(const std::string &path) {
+      setenv("LOCPATH", path.c_str(), 1);
+      set = std::setlocale(LC_ALL, "de_DE.UTF-8") != nullptr;
+    }
+    ~InLocale() {
+      std::setlocale(LC_ALL, "C");
+      unsetenv("LOCPATH");
+    }
+    bool set = false;
+  } locale(dir.path());
+  ASSERT_TRUE(locale.set);
+  ASSERT_EQ(std::strtod("2.5", nullptr), 2.0);  // the C library there
+  double value = 0;
+  EXPECT_TRUE(parse_double("2.5", value));
+  EXPECT_EQ(value, 2.5);
+  EXPECT_FALSE(parse_double("2,5", value));
+  setenv("CANOPY_TOPO_HOP_LATENCY_US", "0.25", 1);
+  EXPECT_EQ(param_double("topo_hop_latency_us"), 0.25);
+  unsetenv("CANOPY_TOPO_HOP_LATENCY_US");
+  topo::LinkRate rate;
+  EXPECT_TRUE(topo::parse_sysfs_rate("2.5 Gb/sec (1X)", rate));
+  EXPECT_EQ(rate, topo::ib_rate(1, topo::LinkSpeed::SDR));
+}
+
+TEST(Text, ParseDouble) {
+  double value = 0;
+  for (const auto &[text, expected] : std::vector<std::pair<const char *, double>>{
+           {"0", 0}, {"2.5", 2.5}, {"+1e3", 1000}, {"-0.5", -0.5}, {"1E-3", 1e-3}})
+    EXPECT_TRUE(parse_double(text, value) && value == expected) << text;
+  for (const char *bad : {"", "+", "+-1", " 1", "1 ", "1x", "0x1p3", "1e999", "--1", "."})
+    EXPECT_FALSE(parse_double(bad, value)) << bad;
 }
