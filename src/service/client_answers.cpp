@@ -18,7 +18,6 @@ Error bad_answer(const char *what, const std::string &detail) {
 // Plain decimals only: parse_double would also take "inf", "nan", "-0", "+1".
 bool parse_plain_number(std::string_view token, double &value) {
   if (token.empty() || token[0] < '0' || token[0] > '9') return false;
-  if (token.find_first_of("xXpP") != std::string_view::npos) return false;
   return parse_double(token, value) && std::isfinite(value);
 }
 

@@ -114,16 +114,13 @@ int torus_diameter(const Topology &topo, const TorusShape &shape) {
   return diameter;
 }
 
-}  // namespace
-
-namespace {
-
-// The switch at the other end of a host's one cable; -1 for a host with several (multi-rail) or none.
+// The switch (or torus router) at the other end of a host's one cable; -1 for a host with
+// several (multi-rail), none, or one to another host.
 int only_switch(const Topology &topo, int host) {
   int peer = -1, cables = 0;
   for (const Port &port : topo.node(host).ports)
     if (port.connected()) peer = port.peer_node, ++cables;
-  return cables == 1 && topo.node(peer).is_switch() ? peer : -1;
+  return cables == 1 && !topo.node(peer).is_host() ? peer : -1;
 }
 
 }  // namespace
@@ -150,7 +147,7 @@ HostMatrices host_matrices(const Topology &topo, const std::vector<int> &hosts) 
   // (switch, destination), from a host on the switch that is not the destination: a job's
   // hosts share leaf switches (4,096 scattered hosts of 8,192: 2.1 s instead of 6.5 s, most of
   // it now the n x n matrices' memory). Hosts with several cables have routes of their own.
-  std::map<int, std::vector<size_t>> on_switch;  // switch -> rows whose host hangs on it alone
+  std::map<int, std::vector<size_t>> on_switch;  // switch -> the rows whose host has one cable to it
   for (size_t i = 0; i < n; ++i) {
     if (int s = only_switch(topo, hosts[i]); s >= 0) {
       on_switch[s].push_back(i);
