@@ -116,6 +116,8 @@ const std::vector<ParamDef> kRegistry = {
     // At most a day: far beyond, the reloader's deadline would overflow the clock.
     {"service_poll_ms", ParamType::Int, "1000",
      "How often canopyd checks its dump directory for a new dump (milliseconds).", 10, 86400000},
+    {"service_route_cache_bytes", ParamType::Int, "268435456",
+     "Memory canopyd keeps, per loaded fabric, for the routes found answering matrix requests (from a switch to a host, 16 bytes each; a switch's row holds one per node of the fabric); 0 keeps none.", 0, 1099511627776.0},
     {"service_threads", ParamType::Int, "0",
      "Threads answering canopyd connections; 0: one per core but one (at least 1), leaving a core to the rest.", 0, 256},
     {"simgrid_core_bandwidth_gbps", ParamType::Double, "80",

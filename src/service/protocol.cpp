@@ -230,7 +230,7 @@ void answer_matrix(Request &r) {
                                               " hosts (service_max_matrix_hosts)");
     hosts.push_back(require_host(topo, name));
   }
-  topo::HostMatrices m = topo::host_matrices(topo, hosts);
+  topo::HostMatrices m = topo::host_matrices(topo, hosts, r.context.snapshot->route_tails.get());
   if (r.session.json) {
     json body = {{"kind", kind}, {"hosts", json::array()}};
     for (int host : hosts) body["hosts"].push_back(topo.node(host).name);

@@ -2,6 +2,8 @@
 
 #include <atomic>
 
+#include "common/params.h"
+
 namespace canopy::service {
 
 SnapshotStore::SnapshotStore() : freshness_(std::make_shared<const Freshness>()) {}
@@ -13,6 +15,8 @@ std::shared_ptr<const Freshness> SnapshotStore::freshness() const { return std::
 std::shared_ptr<const Snapshot> SnapshotStore::publish(topo::Topology topology) {
   auto next = std::make_shared<Snapshot>();
   next->topology = std::move(topology);
+  next->route_tails = std::make_unique<topo::RouteTails>(
+      next->topology, static_cast<size_t>(param_int("service_route_cache_bytes")));
   std::shared_ptr<const Snapshot> previous = snapshot();
   next->generation = previous ? previous->generation + 1 : 1;
   next->loaded = std::time(nullptr);

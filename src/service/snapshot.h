@@ -10,6 +10,7 @@
 #include <string>
 
 #include "topo/topology.h"
+#include "topo/views.h"
 
 namespace canopy::service {
 
@@ -17,6 +18,8 @@ struct Snapshot {
   topo::Topology topology;  // finalized: immutable and safe to query from many threads
   uint64_t generation = 0;  // 1 for the first fabric loaded, +1 per reload
   std::time_t loaded = 0;   // when it was published (UTC seconds)
+  // The routes matrix answers found, kept for the next (service_route_cache_bytes; thread-safe).
+  std::unique_ptr<topo::RouteTails> route_tails;
 
   const std::string &source() const { return topology.source(); }
 };

@@ -125,7 +125,21 @@ int only_switch(const Topology &topo, int host) {
 
 }  // namespace
 
-HostMatrices host_matrices(const Topology &topo, const std::vector<int> &hosts) {
+RouteTails::RouteTails(const Topology &topo, size_t max_bytes)
+    : nodes_(topo.nodes().size()), max_rows_(max_bytes / (sizeof(Tail) * std::max<size_t>(1, topo.nodes().size()))) {}
+
+RouteTails::Row *RouteTails::row(int switch_node) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = rows_.find(switch_node);
+  if (it != rows_.end()) return it->second.get();
+  if (rows_.size() >= max_rows_) return nullptr;
+  auto row = std::make_unique<Row>();
+  row->found.assign(nodes_, false);
+  row->to.reset(new Tail[nodes_]);
+  return rows_.emplace(switch_node, std::move(row)).first->second.get();
+}
+
+HostMatrices host_matrices(const Topology &topo, const std::vector<int> &hosts, RouteTails *kept) {
   const double hop_us = param_double("topo_hop_latency_us");
   const double bits = 8.0 * static_cast<double>(param_int("topo_delay_bytes"));
   const double unknown_gbps = param_double("topo_default_gbps");
@@ -146,7 +160,8 @@ HostMatrices host_matrices(const Topology &topo, const std::vector<int> &hosts) 
   // tree from a host is its switch's beyond it. So the rest of the routes is found once per
   // (switch, destination), from a host on the switch that is not the destination: a job's
   // hosts share leaf switches (4,096 scattered hosts of 8,192: 2.1 s instead of 6.5 s, most of
-  // it now the n x n matrices' memory). Hosts with several cables have routes of their own.
+  // it now the n x n matrices' memory), and @p kept keeps them for later calls. Hosts with
+  // several cables have routes of their own.
   std::map<int, std::vector<size_t>> on_switch;  // switch -> the rows whose host has one cable to it
   for (size_t i = 0; i < n; ++i) {
     if (int s = only_switch(topo, hosts[i]); s >= 0) {
@@ -162,8 +177,16 @@ HostMatrices host_matrices(const Topology &topo, const std::vector<int> &hosts) 
   std::vector<int> tail_links(n);
   std::vector<double> tail_gbps(n);
   for (const auto &[s, rows] : on_switch) {
+    RouteTails::Row *row = kept ? kept->row(s) : nullptr;
+    std::unique_lock<std::mutex> lock;
+    if (row) lock = std::unique_lock<std::mutex>(row->mutex);
     std::map<int, RouteFinder> finders;  // at most two: a route from one host to itself is no route
     for (size_t j = 0; j < n; ++j) {
+      if (row && row->found[static_cast<size_t>(hosts[j])]) {
+        tail_links[j] = row->to[static_cast<size_t>(hosts[j])].links;
+        tail_gbps[j] = row->to[static_cast<size_t>(hosts[j])].gbps;
+        continue;
+      }
       auto from = std::find_if(rows.begin(), rows.end(), [&](size_t i) { return hosts[i] != hosts[j]; });
       if (from == rows.end()) continue;  // every row here is j's own host
       Route route = finders.try_emplace(hosts[*from], topo, hosts[*from]).first->second.to(hosts[j]);
@@ -171,6 +194,10 @@ HostMatrices host_matrices(const Topology &topo, const std::vector<int> &hosts) 
       tail_gbps[j] = 0;
       for (size_t h = 1; h + 1 < route.hops.size(); ++h)
         tail_gbps[j] = h == 1 ? hop_gbps(topo, route.hops[h]) : std::min(tail_gbps[j], hop_gbps(topo, route.hops[h]));
+      if (row) {
+        row->to[static_cast<size_t>(hosts[j])] = {tail_links[j], tail_gbps[j]};
+        row->found[static_cast<size_t>(hosts[j])] = true;
+      }
     }
     for (size_t i : rows) {
       const Node &host = topo.node(hosts[i]);

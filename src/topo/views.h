@@ -3,6 +3,8 @@
 // the hierarchy tree (leaf switch -> hosts, then upward); plus a fabric summary.
 #pragma once
 #include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -20,8 +22,37 @@ struct HostMatrices {
   std::vector<double> delay_us;  // n*n, hops*topo_hop_latency_us + topo_delay_bytes/slowest rate
 };
 
-/** Matrices for @p hosts (node indexes), rows and columns in that order. */
-HostMatrices host_matrices(const Topology &topo, const std::vector<int> &hosts);
+/** The rest of the routes after a host's cable, from each switch to each host, as
+    host_matrices finds them, kept for later calls on one topology: canopyd keeps one per
+    snapshot, since a large matrix is asked in blocks that name each host many times. Safe to
+    share between threads. Keeps at most @p max_bytes (16 bytes per node of the fabric for each
+    switch it keeps; beyond that the routes from other switches are found for the call alone). */
+class RouteTails {
+ public:
+  RouteTails(const Topology &topo, size_t max_bytes);
+
+ private:
+  friend HostMatrices host_matrices(const Topology &, const std::vector<int> &, RouteTails *);
+  struct Tail {
+    int64_t links;
+    double gbps;
+  };
+  struct Row {
+    std::mutex mutex;
+    std::vector<bool> found;      // by destination node
+    std::unique_ptr<Tail[]> to;  // left uninitialized: memory is touched only where found
+  };
+  /** The row of @p switch_node, made on first use; nullptr once the budget is spent. */
+  Row *row(int switch_node);
+
+  std::mutex mutex_;
+  std::map<int, std::unique_ptr<Row>> rows_;
+  size_t nodes_, max_rows_;
+};
+
+/** Matrices for @p hosts (node indexes), rows and columns in that order; with @p kept, the
+    routes found are kept there and those kept are used (@p kept must be for @p topo). */
+HostMatrices host_matrices(const Topology &topo, const std::vector<int> &hosts, RouteTails *kept = nullptr);
 
 /** The hierarchy over a host list: nodes[0] is the root; leaves of the tree are
     groups of hosts sharing a leaf switch (a switch-less source: one group per host). */

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <thread>
 
 #include "fabric_builder.h"
 #include "loader_test_util.h"
@@ -59,6 +60,30 @@ TEST(Views, MatricesEqualEveryRouteFoundAlone) {
   f.topo.finalize();
   ASSERT_GE(slow, 0);
   expect_routes_alone(f.topo, "shortest paths");
+}
+
+// Routes kept across calls (canopyd's per snapshot) give the matrices found without them: on
+// overlapping host lists, in threads sharing them, and with no room to keep any.
+TEST(Views, KeptRoutesGiveTheSameMatrices) {
+  Topology topo = load_topology(test::data_path("cli/two-switch-dump"));
+  const std::vector<int> &all = topo.hosts();
+  std::vector<std::vector<int>> lists = {all, {all[1], all[0]}, {all.back(), all[0], all.back()}, {all[2]}};
+  auto expect_same = [&](RouteTails &kept) {
+    for (const std::vector<int> &hosts : lists) {
+      HostMatrices fresh = host_matrices(topo, hosts), again = host_matrices(topo, hosts, &kept);
+      EXPECT_EQ(again.hops, fresh.hops);
+      EXPECT_EQ(again.gbps, fresh.gbps);
+      EXPECT_EQ(again.delay_us, fresh.delay_us);
+    }
+  };
+  RouteTails kept(topo, size_t{1} << 20), none(topo, 0);
+  expect_same(kept);
+  expect_same(kept);  // now from what was kept
+  expect_same(none);
+  RouteTails shared(topo, size_t{1} << 20);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) threads.emplace_back([&] { expect_same(shared); });
+  for (std::thread &t : threads) t.join();
 }
 
 TEST(Views, TwoLevelHierarchyGroupsByLeafSwitch) {
