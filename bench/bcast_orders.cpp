@@ -45,10 +45,8 @@ int main(int argc, char **argv) {
     coll::LeaderLinks routes = coll::LeaderLinks::from(topo::host_matrices(topology, hosts));
     std::vector<double> hca_gbps;
     for (int h : hosts) {
-      const topo::Node &host = topology.node(h);
-      hca_gbps.push_back(host.ports[static_cast<size_t>(host.first_connected_port())].rate.gbps);
-      if (hca_gbps.back() <= 0)
-        throw Error(CANOPY_ERR_INVALID_ARG, fabric + ": host " + host.name + " has no link rate");
+      hca_gbps.push_back(topo::host_link_gbps(topology, h));
+      if (hca_gbps.back() <= 0) throw Error(CANOPY_ERR_INVALID_ARG, fabric + ": host " + topology.node(h).name + " has no link rate");
     }
     std::optional<coll::LeaderLinks> rates = coll::LeaderLinks::from_rates(hca_gbps);  // none: one rate
     std::vector<int> parent = coll::bcast_tree_parents(tree, n, radix);

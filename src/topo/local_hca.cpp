@@ -37,8 +37,6 @@ std::vector<std::string> entries(const std::string &dir) {
   return names;
 }
 
-std::string port_name(const HcaPort &p) { return p.device + ":" + std::to_string(p.port); }
-
 }  // namespace
 
 bool parse_sysfs_rate(std::string_view text, LinkRate &rate) {
@@ -77,9 +75,9 @@ std::vector<HcaPort> local_hca_ports(const std::string &class_dir) {
 HcaPort host_hca_port(const std::vector<HcaPort> &ports, const std::string &wanted) {
   std::string seen;
   for (const HcaPort &p : ports) {
-    seen += (seen.empty() ? "" : ", ") + port_name(p) + " " + (p.active ? "active" : "not active") +
+    seen += (seen.empty() ? "" : ", ") + p.name() + " " + (p.active ? "active" : "not active") +
             (p.rate_text.empty() ? "" : " " + p.rate_text);
-    bool named = wanted.empty() || wanted == p.device || wanted == port_name(p);
+    bool named = wanted.empty() || wanted == p.device || wanted == p.name();
     if (named && p.active && p.rate.gbps > 0) return p;
   }
   throw Error(CANOPY_ERR_NOT_FOUND, "no active InfiniBand port" + (wanted.empty() ? "" : " " + wanted) +

@@ -17,6 +17,9 @@ struct HcaPort {
   bool active = false;  // state "4: ACTIVE"
   std::string rate_text;  // the kernel's words, "40 Gb/sec (4X QDR)"
   LinkRate rate;          // gbps 0 where rate_text is not understood
+
+  /** "DEVICE:PORT", as coll_hca_port names it. */
+  std::string name() const { return device + ":" + std::to_string(port); }
 };
 
 /** The kernel's rate text, "40 Gb/sec (4X QDR)", "10 Gb/sec (4X)" (SDR has no name),

@@ -112,16 +112,18 @@ double hop_gbps(const Topology &topo, const RouteHop &hop) {
   return hop.out_port ? topo.node(hop.node).ports[hop.out_port].rate.gbps : 0;
 }
 
-double route_min_gbps(const Topology &topo, const Route &route) {
-  if (route.hops.size() == 1) {
-    const Node &host = topo.node(route.hops[0].node);
-    int port = host.first_connected_port();
-    return port ? host.ports[port].rate.gbps : 0;
-  }
+double host_link_gbps(const Topology &topo, int host) {
+  const Node &node = topo.node(host);
+  int port = node.first_connected_port();
+  return port ? node.ports[port].rate.gbps : 0;
+}
+
+double route_min_gbps(const Topology &topo, const Route &route, size_t first) {
+  if (route.hops.size() == 1) return host_link_gbps(topo, route.hops[0].node);
   double slowest = 0;
-  for (size_t i = 0; i + 1 < route.hops.size(); ++i) {
+  for (size_t i = first; i + 1 < route.hops.size(); ++i) {
     double gbps = hop_gbps(topo, route.hops[i]);
-    slowest = i == 0 ? gbps : std::min(slowest, gbps);
+    slowest = i == first ? gbps : std::min(slowest, gbps);
   }
   return slowest;
 }

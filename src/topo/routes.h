@@ -29,8 +29,11 @@ struct Route {
 
 /** Rate of the link leaving @p hop (0 at the destination). */
 double hop_gbps(const Topology &topo, const RouteHop &hop);
-/** Rate of the slowest link on the route (the host's own link rate for a one-node route). */
-double route_min_gbps(const Topology &topo, const Route &route);
+/** Rate of a host's link to the fabric (its lowest-numbered cabled port); 0 without one. */
+double host_link_gbps(const Topology &topo, int host);
+/** Rate of the slowest link on the route from hop @p first on (the host's own link rate for a
+    one-node route). */
+double route_min_gbps(const Topology &topo, const Route &route, size_t first = 0);
 
 /** Routes from one source host to any other; computes what is shared once
     (the breadth-first tree when routes are shortest paths). */

@@ -191,17 +191,14 @@ HostMatrices host_matrices(const Topology &topo, const std::vector<int> &hosts, 
       if (from == rows.end()) continue;  // every row here is j's own host
       Route route = finders.try_emplace(hosts[*from], topo, hosts[*from]).first->second.to(hosts[j]);
       tail_links[j] = route.links() - 1;
-      tail_gbps[j] = 0;
-      for (size_t h = 1; h + 1 < route.hops.size(); ++h)
-        tail_gbps[j] = h == 1 ? hop_gbps(topo, route.hops[h]) : std::min(tail_gbps[j], hop_gbps(topo, route.hops[h]));
+      tail_gbps[j] = route_min_gbps(topo, route, 1);
       if (row) {
         row->to[static_cast<size_t>(hosts[j])] = {tail_links[j], tail_gbps[j]};
         row->found[static_cast<size_t>(hosts[j])] = true;
       }
     }
     for (size_t i : rows) {
-      const Node &host = topo.node(hosts[i]);
-      double own_gbps = host.ports[static_cast<size_t>(host.first_connected_port())].rate.gbps;
+      double own_gbps = host_link_gbps(topo, hosts[i]);
       for (size_t j = 0; j < n; ++j)
         set(i, j, hosts[j] == hosts[i] ? 0 : 1 + tail_links[j],
             hosts[j] == hosts[i] ? own_gbps : std::min(own_gbps, tail_gbps[j]));

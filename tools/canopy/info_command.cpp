@@ -61,8 +61,7 @@ int print_hca_ports(bool json) {
   std::vector<topo::HcaPort> ports = topo::local_hca_ports();
   std::string wanted = param_string("coll_hca_port"), chosen, why;
   try {
-    topo::HcaPort p = topo::host_hca_port(ports, wanted);
-    chosen = p.device + ":" + std::to_string(p.port);
+    chosen = topo::host_hca_port(ports, wanted).name();
   } catch (const Error &e) {
     why = e.what();
   }
@@ -76,7 +75,7 @@ int print_hca_ports(bool json) {
     return 0;
   }
   for (const topo::HcaPort &p : ports)
-    std::printf("%s:%d  %-10s  %-24s  %g Gb/s data\n", p.device.c_str(), p.port, p.active ? "active" : "not active",
+    std::printf("%s  %-10s  %-24s  %g Gb/s data\n", p.name().c_str(), p.active ? "active" : "not active",
                 p.rate_text.c_str(), p.rate.gbps);
   if (chosen.empty())
     std::printf("the Bcast between node leaders takes none without topo_server: %s\n", why.c_str());
