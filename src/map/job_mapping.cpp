@@ -68,42 +68,59 @@ std::vector<int> fabric_hosts(const topo::Topology &fabric, const JobSlots &slot
   return nodes;
 }
 
-// The core of every local slot, the same on every host that has the slot, or
-// nullopt (with @p why).
-std::optional<std::vector<int>> slot_cores(const JobSlots &s, const std::vector<int> &core_of_rank, std::string &why) {
-  std::vector<int> cores(static_cast<size_t>(*std::max_element(s.per_host.begin(), s.per_host.end())), -1);
-  std::vector<std::string> first_host(cores.size());  // the host that set each core
-  if (core_of_rank.empty()) {  // the collectives' convention for a synthetic node: local rank i on core i
-    std::iota(cores.begin(), cores.end(), 0);
-    return cores;
-  }
+// The CPU (core or PU, @p level) of every local slot, the same on every host that
+// has the slot, or nullopt (with @p why).
+std::optional<std::vector<int>> slot_cpus(const JobSlots &s, const std::vector<int> &cpu_of_rank, topo::CpuLevel level,
+                                          std::string &why) {
+  std::vector<int> cpus(static_cast<size_t>(*std::max_element(s.per_host.begin(), s.per_host.end())), -1);
+  std::vector<std::string> first_host(cpus.size());  // the host that set each CPU
+  const std::string name = topo::cpu_level_name(level);
   for (size_t host = 0, slot = 0; host < s.per_host.size(); ++host)
     for (size_t local = 0; local < static_cast<size_t>(s.per_host[host]); ++local, ++slot) {
-      int rank = s.rank_of_slot[slot], core = core_of_rank[static_cast<size_t>(rank)];
-      if (core < 0) {
-        why = "rank " + std::to_string(rank) + " is not bound to one core";
+      int rank = s.rank_of_slot[slot];
+      int cpu = static_cast<size_t>(rank) < cpu_of_rank.size() ? cpu_of_rank[static_cast<size_t>(rank)] : -1;
+      if (cpu < 0) {
+        why = "rank " + std::to_string(rank) + " is not bound to one " + name;
         return std::nullopt;
       }
-      if (cores[local] < 0) {
-        cores[local] = core, first_host[local] = s.hosts[host];
-      } else if (cores[local] != core) {
-        why = "the hosts bind their ranks differently (local rank " + std::to_string(local) + ": core " +
-              std::to_string(cores[local]) + " on " + first_host[local] + ", " + std::to_string(core) + " on " + s.hosts[host] + ")";
+      if (cpus[local] < 0) {
+        cpus[local] = cpu, first_host[local] = s.hosts[host];
+      } else if (cpus[local] != cpu) {
+        why = "the hosts bind their ranks differently (local rank " + std::to_string(local) + ": " + name + " " +
+              std::to_string(cpus[local]) + " on " + first_host[local] + ", " + std::to_string(cpu) + " on " + s.hosts[host] + ")";
         return std::nullopt;
       }
     }
-  return cores;
+  return cpus;
+}
+
+bool has_repeats(std::vector<int> values) {
+  std::sort(values.begin(), values.end());
+  return std::adjacent_find(values.begin(), values.end()) != values.end();
 }
 
 // The node layout for intra-node mapping, or none (with a note) when the node is
-// not known or the ranks' cores cannot be told.
-std::optional<NodeLayout> node_layout(const std::string &spec, const JobSlots &s, const std::vector<int> &core_of_rank,
-                                      std::string &note) {
-  if (spec.empty()) return std::nullopt;
+// not known or the ranks' CPUs cannot be told. Ranks sit on cores, or on PUs
+// where two ranks of a host share a core.
+std::optional<NodeLayout> node_layout(const JobMapRequest &request, const JobSlots &s, std::string &note) {
+  if (request.node_topology.empty()) return std::nullopt;
   std::string why;
-  std::optional<std::vector<int>> cores = slot_cores(s, core_of_rank, why);
   try {
-    if (cores) return NodeLayout::on_cores(topo::NodeTopology::load(spec), std::move(*cores));
+    topo::NodeTopology node = topo::NodeTopology::load(request.node_topology);
+    int most = *std::max_element(s.per_host.begin(), s.per_host.end());
+    if (request.core_of_rank.empty()) {  // the collectives' convention for a synthetic node: local rank i on CPU i
+      std::vector<int> cpus(static_cast<size_t>(most));
+      std::iota(cpus.begin(), cpus.end(), 0);
+      return NodeLayout::placed(node, most > node.num_cores() ? topo::CpuLevel::PU : topo::CpuLevel::Core, std::move(cpus));
+    }
+    std::optional<std::vector<int>> cpus = slot_cpus(s, request.core_of_rank, topo::CpuLevel::Core, why);
+    if (cpus && has_repeats(*cpus)) {
+      if ((cpus = slot_cpus(s, request.pu_of_rank, topo::CpuLevel::PU, why)))
+        return NodeLayout::placed(node, topo::CpuLevel::PU, std::move(*cpus));
+      why = "ranks share a core, and " + why;
+    } else if (cpus) {
+      return NodeLayout::placed(node, topo::CpuLevel::Core, std::move(*cpus));
+    }
   } catch (const Error &e) {
     why = e.what();
   }
@@ -169,14 +186,15 @@ JobMapping map_job(const JobMapRequest &request) {
   if (request.analytic_iterations < 0 || request.analytic_iterations > kMostAnalyticIterations)
     throw Error(CANOPY_ERR_INVALID_ARG, "map_analytic_iterations " + std::to_string(request.analytic_iterations) +
                                             " must be 0 to " + std::to_string(kMostAnalyticIterations));
-  if (!request.core_of_rank.empty() && request.core_of_rank.size() != ranks)
-    throw Error(CANOPY_ERR_INVALID_ARG, "cores are given for " + std::to_string(request.core_of_rank.size()) + " of " +
-                                            std::to_string(ranks) + " ranks");
+  for (auto [what, cpus] : {std::pair{"cores", &request.core_of_rank}, std::pair{"PUs", &request.pu_of_rank}})
+    if (!cpus->empty() && cpus->size() != ranks)
+      throw Error(CANOPY_ERR_INVALID_ARG, std::string(what) + " are given for " + std::to_string(cpus->size()) + " of " +
+                                              std::to_string(ranks) + " ranks");
   JobSlots slots = job_slots(request.host_of_rank);
   auto fabric = job_fabric(request, slots.hosts);
   std::string source = request.fabric.empty() ? "single-switch model" : request.fabric;
   std::string note;
-  std::optional<NodeLayout> node = node_layout(request.node_topology, slots, request.core_of_rank, note);
+  std::optional<NodeLayout> node = node_layout(request, slots, note);
   Problem problem{request.graph, Machine(fabric, fabric_hosts(*fabric, slots, source), slots.per_host, std::move(node))};
   MapOptions options;
   options.algorithm = request.algorithm;
@@ -187,7 +205,9 @@ JobMapping map_job(const JobMapRequest &request) {
   Metrics now = evaluate(problem, slots.slot_of_rank), mapped = evaluate(problem, result.slot_of_process);
 
   std::string steps = group_steps_text(result);
-  std::string summary = std::to_string(ranks) + " ranks on " + problem.machine.slots_text() + ", fabric " + source + note + ", algorithm " +
+  bool on_pus = problem.machine.node() && problem.machine.node()->level == topo::CpuLevel::PU;
+  std::string summary = std::to_string(ranks) + " ranks on " + problem.machine.slots_text() + (on_pus ? " (on PUs)" : "") +
+                        ", fabric " + source + note + ", algorithm " +
                         result.algorithm + (result.tree.empty() ? "" : " (tree " + result.tree + ")") +
                         (steps.empty() ? "" : ", " + steps) +
                         ": hop-bytes " + number(now.hop_bytes) + " -> " + number(mapped.hop_bytes);

@@ -25,8 +25,9 @@ struct JobMapRequest {
   std::string algorithm = "rt";           // any of algorithm_names()
   /** The logical core (of node_topology) each rank is bound to, -1 for a rank not
       bound to one core; empty: local rank i of every host on core i (the
-      convention of a synthetic node). Intra-node mapping needs every rank bound
-      and every host binding its ranks alike; otherwise the summary says why not. */
+      convention of a synthetic node; on PU i where a host has more ranks than the
+      node has cores). Intra-node mapping needs every rank bound and every host
+      binding its ranks alike; otherwise the summary says why not. */
   std::vector<int> core_of_rank;
   /** Moves per host of the host groups' annealing after the refinement
       (MapOptions::anneal_moves; greedy, rt, rb); 0: none. */
@@ -37,6 +38,9 @@ struct JobMapRequest {
   /** Moves per process of the processes' annealing, last (MapOptions::anneal_process_moves;
       greedy, rt, rb); 0: none. */
   int64_t anneal_process_moves = 0;
+  /** The logical PU each rank is bound to, -1 for a rank not bound to one PU (or
+      empty): taken where two ranks of a host share a core (core_of_rank). */
+  std::vector<int> pu_of_rank{};
 };
 
 struct JobMapping {

@@ -25,7 +25,7 @@ const std::vector<int> &checked_allocation(const std::vector<int> &hosts, const 
     total += s;
   }
   if (total > std::numeric_limits<int>::max() / 2) throw Error(CANOPY_ERR_INVALID_ARG, "too many slots");
-  if (node && static_cast<int>(node->slot_core.size()) != *std::max_element(slots.begin(), slots.end()))
+  if (node && static_cast<int>(node->slot_cpu.size()) != *std::max_element(slots.begin(), slots.end()))
     throw Error(CANOPY_ERR_INVALID_ARG, "the node layout has a different number of slots than the largest host");
   return hosts;
 }
@@ -33,45 +33,60 @@ const std::vector<int> &checked_allocation(const std::vector<int> &hosts, const 
 }  // namespace
 
 NodeLayout NodeLayout::from(const topo::NodeTopology &node, int slots_per_host) {
-  int cores = node.num_cores();
-  if (slots_per_host > cores)
-    throw Error(CANOPY_ERR_INVALID_ARG, std::to_string(slots_per_host) + " slots per host, but the node (" + node.spec() +
-                                            ") has " + std::to_string(cores) + " cores");
+  int cores = node.num_cores(), pus = node.num_pus();
+  topo::CpuLevel level = slots_per_host > cores ? topo::CpuLevel::PU : topo::CpuLevel::Core;
+  if (slots_per_host > pus)
+    throw Error(CANOPY_ERR_INVALID_ARG, std::to_string(slots_per_host) + " slots per host, more than the " + std::to_string(pus) +
+                                            " PUs (hardware threads) of the node (" + node.spec() + ")");
   std::vector<int> efficiency = node.core_efficiencies();
   std::vector<int> levels = efficiency;
   std::sort(levels.begin(), levels.end(), std::greater<>());
   levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
-  std::vector<int> slot_core;
-  for (int level : levels) {
-    std::vector<int> kind;  // the cores at this efficiency, in core order
-    for (int c = 0; c < cores; ++c)
-      if (efficiency[static_cast<size_t>(c)] == level) kind.push_back(c);
-    auto wanted = static_cast<int64_t>(slots_per_host - static_cast<int>(slot_core.size()));
-    auto n = static_cast<int64_t>(kind.size());
-    for (int64_t j = 0; j < std::min(wanted, n); ++j)
-      slot_core.push_back(kind[static_cast<size_t>(wanted >= n ? j : j * n / wanted)]);
-  }
-  std::sort(slot_core.begin(), slot_core.end());
-  return on_cores(node, std::move(slot_core));
+  // The CPUs of each core: the core itself, or its PUs. Round r takes every core's r-th.
+  std::vector<std::vector<int>> cpus_of_core;
+  size_t rounds = 1;
+  for (int c = 0; c < cores; ++c)
+    rounds = std::max(rounds, cpus_of_core.emplace_back(level == topo::CpuLevel::PU ? node.core_pus(c) : std::vector<int>{c}).size());
+  std::vector<int> slot_cpu;
+  for (size_t round = 0; round < rounds && static_cast<int>(slot_cpu.size()) < slots_per_host; ++round)
+    for (int kind_efficiency : levels) {
+      std::vector<int> kind;  // this round's CPUs of the cores at this efficiency, in core order
+      for (int c = 0; c < cores; ++c) {
+        const std::vector<int> &cpus = cpus_of_core[static_cast<size_t>(c)];
+        if (efficiency[static_cast<size_t>(c)] == kind_efficiency && round < cpus.size()) kind.push_back(cpus[round]);
+      }
+      auto wanted = static_cast<int64_t>(slots_per_host - static_cast<int>(slot_cpu.size()));
+      auto n = static_cast<int64_t>(kind.size());
+      for (int64_t j = 0; j < std::min(wanted, n); ++j)
+        slot_cpu.push_back(kind[static_cast<size_t>(wanted >= n ? j : j * n / wanted)]);
+    }
+  if (static_cast<int>(slot_cpu.size()) < slots_per_host)  // PUs outside every core (an odd XML)
+    throw Error(CANOPY_ERR_INVALID_ARG, std::to_string(slots_per_host) + " slots per host, but the cores of the node (" +
+                                            node.spec() + ") have " + std::to_string(slot_cpu.size()) + " PUs");
+  std::sort(slot_cpu.begin(), slot_cpu.end());
+  return placed(node, level, std::move(slot_cpu));
 }
 
-NodeLayout NodeLayout::on_cores(const topo::NodeTopology &node, std::vector<int> slot_core) {
+NodeLayout NodeLayout::placed(const topo::NodeTopology &node, topo::CpuLevel level, std::vector<int> slot_cpu) {
   NodeLayout layout;
   layout.spec = node.spec();
-  layout.cores = node.num_cores();
-  std::vector<bool> taken(static_cast<size_t>(layout.cores), false);
-  for (int core : slot_core) {
-    if (core < 0 || core >= layout.cores)
-      throw Error(CANOPY_ERR_INVALID_ARG, "core " + std::to_string(core) + " is not in the node (" + node.spec() +
-                                              ", " + std::to_string(layout.cores) + " cores)");
-    if (taken[static_cast<size_t>(core)])
-      throw Error(CANOPY_ERR_INVALID_ARG, "two slots on core " + std::to_string(core) + " of the node (" + node.spec() + ")");
-    taken[static_cast<size_t>(core)] = true;
-    layout.slot_package.push_back(node.core_package(core));
+  layout.level = level;
+  int cpus = node.num_cpus(level);
+  const char *name = topo::cpu_level_name(level);
+  std::vector<bool> taken(static_cast<size_t>(cpus), false);
+  for (int cpu : slot_cpu) {
+    if (cpu < 0 || cpu >= cpus)
+      throw Error(CANOPY_ERR_INVALID_ARG, std::string(name) + " " + std::to_string(cpu) + " is not in the node (" +
+                                              node.spec() + ", " + std::to_string(cpus) + " " + name + "s)");
+    if (taken[static_cast<size_t>(cpu)])
+      throw Error(CANOPY_ERR_INVALID_ARG, std::string("two slots on ") + name + " " + std::to_string(cpu) + " of the node (" +
+                                              node.spec() + ")");
+    taken[static_cast<size_t>(cpu)] = true;
+    layout.slot_package.push_back(node.cpu_package(level, cpu));
   }
-  layout.slot_core = std::move(slot_core);
-  for (int a : layout.slot_core)
-    for (int b : layout.slot_core) layout.distance.push_back(node.core_distance(a, b));
+  layout.slot_cpu = std::move(slot_cpu);
+  for (int a : layout.slot_cpu)
+    for (int b : layout.slot_cpu) layout.distance.push_back(node.cpu_distance(level, a, b));
   return layout;
 }
 

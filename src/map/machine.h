@@ -1,7 +1,7 @@
 // The machine a job is mapped onto: its allocation (hosts in allocation order,
 // each with its number of slots), the network distance between those hosts
 // along the routes the fabric really uses, and optionally the inside of a node
-// (which core each slot is, and how far apart cores are in the hwloc tree).
+// (which core or PU each slot is, and how far apart they are in the hwloc tree).
 // Slots are numbered host after host: host h has slots first_slot(h) to
 // first_slot(h) + slots(h) - 1, its local slots 0 to slots(h) - 1.
 #pragma once
@@ -17,24 +17,27 @@
 
 namespace canopy::map {
 
-/** The slots of one node as placed on its cores: slot j runs on core slot_core[j]. */
+/** The slots of one node as placed on its CPUs: slot j runs on core slot_cpu[j], or,
+    where the node runs more slots than it has cores, on PU (hardware thread) slot_cpu[j]. */
 struct NodeLayout {
-  std::string spec;               // the node topology's spec ("live", a path, a synthetic string)
-  int cores = 0;                  // cores in the node
-  std::vector<int> slot_core;     // logical core index of each local slot
-  std::vector<int> slot_package;  // package of each local slot (-1: no packages)
-  std::vector<int> distance;      // slots x slots: levels up to the cores' common ancestor
+  std::string spec;                       // the node topology's spec ("live", a path, a synthetic string)
+  topo::CpuLevel level = topo::CpuLevel::Core;  // what slot_cpu counts: cores, or PUs
+  std::vector<int> slot_cpu;              // logical core (or PU) index of each local slot
+  std::vector<int> slot_package;          // package of each local slot (-1: no packages)
+  std::vector<int> distance;              // slots x slots: levels up to the CPUs' common ancestor
 
   /** Slots on the node's most efficient cores first (hwloc's CPU kinds: the performance
       cores of a hybrid processor before its efficiency cores), spread evenly over the cores
       of the last kind they need (slot j on the kind's core j x cores / slots); on a node of
-      one kind, slot j on core j x cores / slots. Where Canopy chooses the binding, as in the
-      rankfile `canopy map` writes. */
+      one kind, slot j on core j x cores / slots. More slots than cores go on PUs: each
+      core's first PU as above, then the second PUs spread the same way, and so on (so two
+      slots share a core only where they must). Where Canopy chooses the binding, as in
+      the rankfile `canopy map` writes. Error(INVALID_ARG) for more slots than PUs. */
   static NodeLayout from(const topo::NodeTopology &node, int slots_per_host);
-  /** Slot j on core @p slot_core[j] (logical indexes): where the ranks already sit.
-      Error(INVALID_ARG) for a core that does not exist or two slots on one core. */
-  static NodeLayout on_cores(const topo::NodeTopology &node, std::vector<int> slot_core);
-  int slot_distance(int a, int b) const { return distance[static_cast<size_t>(a) * slot_core.size() + b]; }
+  /** Slot j on CPU @p slot_cpu[j] (logical indexes at @p level): where the ranks already
+      sit. Error(INVALID_ARG) for a CPU that does not exist or two slots on one CPU. */
+  static NodeLayout placed(const topo::NodeTopology &node, topo::CpuLevel level, std::vector<int> slot_cpu);
+  int slot_distance(int a, int b) const { return distance[static_cast<size_t>(a) * slot_cpu.size() + b]; }
 };
 
 class Machine {

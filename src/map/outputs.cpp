@@ -10,8 +10,8 @@ std::string openmpi_rankfile(const Machine &m, const std::vector<int> &slot_of) 
   std::string out;
   for (size_t r = 0; r < slot_of.size(); ++r) {
     int local = m.local_slot(slot_of[r]);
-    int core = m.node() ? m.node()->slot_core[static_cast<size_t>(local)] : local;
-    out += "rank " + std::to_string(r) + "=" + m.host_name(m.host_of_slot(slot_of[r])) + " slot=" + std::to_string(core) + "\n";
+    int cpu = m.node() ? m.node()->slot_cpu[static_cast<size_t>(local)] : local;
+    out += "rank " + std::to_string(r) + "=" + m.host_name(m.host_of_slot(slot_of[r])) + " slot=" + std::to_string(cpu) + "\n";
   }
   return out;
 }
@@ -72,6 +72,7 @@ nlohmann::json map_report_json(const Problem &p, const MapResult &r, const Metri
                       {"hosts", p.machine.num_hosts()},
                       {"slots_per_host", slots_per_host(p.machine)},
                       {"node_topology", p.machine.node() ? nlohmann::json(p.machine.node()->spec) : nlohmann::json(nullptr)},
+                      {"slots_on", p.machine.node() ? nlohmann::json(topo::cpu_level_name(p.machine.node()->level)) : nlohmann::json(nullptr)},
                       {"seconds", seconds},
                       {"metrics", metrics_json(metrics)},
                       {"identity", metrics_json(identity)}};

@@ -12,9 +12,9 @@
 
 namespace canopy::map {
 
-/** "rank R=HOST slot=CORE" per process (mpirun --rankfile FILE): CORE is the
-    slot's core (logical index) when the machine knows its nodes, else the local
-    slot number. */
+/** "rank R=HOST slot=CPU" per process (mpirun --rankfile FILE): CPU is the slot's
+    core (logical index) when the machine knows its nodes, its PU where the slots are
+    on PUs (mpirun --use-hwthread-cpus --rankfile FILE), else the local slot number. */
 std::string openmpi_rankfile(const Machine &machine, const std::vector<int> &slot_of_process);
 
 /** One host name per line, line r for rank r: SLURM_HOSTFILE=FILE srun --distribution=arbitrary. */
@@ -28,7 +28,7 @@ std::string mpich_machinefile(const Machine &machine, const std::vector<int> &sl
 std::string permutation_text(const std::vector<int> &slot_of_process);
 
 /** {"algorithm", "tree", "groups", "coarsening_levels", "intra_node", "refined_from", "processes", "hosts",
-    "slots_per_host", "seconds", "metrics", "identity", "hop_bytes_vs_identity"}. */
+    "slots_per_host", "node_topology", "slots_on" ("core" or "PU"; null without a node topology), "seconds", "metrics", "identity", "hop_bytes_vs_identity"}. */
 nlohmann::json map_report_json(const Problem &problem, const MapResult &result, const Metrics &metrics,
                                const Metrics &identity);
 

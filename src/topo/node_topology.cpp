@@ -110,14 +110,21 @@ hwloc_obj_type_t core_type(hwloc_topology_t topology) {
   return count_of(topology, HWLOC_OBJ_CORE) > 0 ? HWLOC_OBJ_CORE : HWLOC_OBJ_PU;
 }
 
-hwloc_obj_t core_object(hwloc_topology_t topology, int index) {
-  hwloc_obj_type_t type = core_type(topology);
-  hwloc_obj_t core = index < 0 ? nullptr : hwloc_get_obj_by_type(topology, type, static_cast<unsigned>(index));
-  if (!core)
-    throw Error(CANOPY_ERR_INVALID_ARG, "core " + std::to_string(index) + " does not exist (the node has " +
-                                            std::to_string(count_of(topology, type)) + " cores)");
-  return core;
+hwloc_obj_type_t cpu_type(hwloc_topology_t topology, CpuLevel level) {
+  return level == CpuLevel::PU ? HWLOC_OBJ_PU : core_type(topology);
 }
+
+hwloc_obj_t cpu_object(hwloc_topology_t topology, CpuLevel level, int index) {
+  hwloc_obj_type_t type = cpu_type(topology, level);
+  hwloc_obj_t cpu = index < 0 ? nullptr : hwloc_get_obj_by_type(topology, type, static_cast<unsigned>(index));
+  const char *name = cpu_level_name(level);
+  if (!cpu)
+    throw Error(CANOPY_ERR_INVALID_ARG, std::string(name) + " " + std::to_string(index) + " does not exist (the node has " +
+                                            std::to_string(count_of(topology, type)) + " " + name + "s)");
+  return cpu;
+}
+
+hwloc_obj_t core_object(hwloc_topology_t topology, int index) { return cpu_object(topology, CpuLevel::Core, index); }
 
 // The first NUMA node local to @p obj, if its locality holds all of obj's PUs (a core
 // with HBM or CXL memory has several local NUMA nodes: the first is its DRAM; a set of
@@ -187,15 +194,26 @@ std::vector<std::string> NodeTopology::level_names() const {
   return names;
 }
 
-int NodeTopology::core_distance(int core_a, int core_b) const {
-  hwloc_obj_t a = core_object(topology_, core_a);
-  hwloc_obj_t b = core_object(topology_, core_b);
+int NodeTopology::num_cpus(CpuLevel level) const { return count_of(topology_, cpu_type(topology_, level)); }
+
+std::vector<int> NodeTopology::core_pus(int core) const {
+  hwloc_obj_t c = core_object(topology_, core);
+  if (c->type == HWLOC_OBJ_PU) return {core};
+  std::vector<int> pus;
+  for (hwloc_obj_t pu = nullptr; (pu = hwloc_get_next_obj_inside_cpuset_by_type(topology_, c->cpuset, HWLOC_OBJ_PU, pu));)
+    pus.push_back(static_cast<int>(pu->logical_index));
+  return pus;
+}
+
+int NodeTopology::cpu_distance(CpuLevel level, int cpu_a, int cpu_b) const {
+  hwloc_obj_t a = cpu_object(topology_, level, cpu_a);
+  hwloc_obj_t b = cpu_object(topology_, level, cpu_b);
   hwloc_obj_t common = hwloc_get_common_ancestor_obj(topology_, a, b);
   return a->depth - common->depth;
 }
 
-int NodeTopology::core_package(int core) const {
-  hwloc_obj_t package = hwloc_get_ancestor_obj_by_type(topology_, HWLOC_OBJ_PACKAGE, core_object(topology_, core));
+int NodeTopology::cpu_package(CpuLevel level, int cpu) const {
+  hwloc_obj_t package = hwloc_get_ancestor_obj_by_type(topology_, HWLOC_OBJ_PACKAGE, cpu_object(topology_, level, cpu));
   return package ? static_cast<int>(package->logical_index) : -1;
 }
 
@@ -226,9 +244,9 @@ int NodeTopology::bound_package() const {
   return package ? static_cast<int>(package->logical_index) : -1;
 }
 
-int NodeTopology::bound_core() const {
-  hwloc_obj_t core = bound_object(core_type(topology_));
-  return core ? static_cast<int>(core->logical_index) : -1;
+int NodeTopology::bound_cpu(CpuLevel level) const {
+  hwloc_obj_t cpu = bound_object(cpu_type(topology_, level));
+  return cpu ? static_cast<int>(cpu->logical_index) : -1;
 }
 
 int NodeTopology::bound_numa() const { return local_numa(topology_, bound_cover()); }
@@ -273,7 +291,7 @@ std::vector<int> NodeTopology::core_efficiencies() const {
 
 std::vector<int> NodeTopology::core_packages() const {
   std::vector<int> out;
-  for (int c = 0; c < num_cores(); ++c) out.push_back(core_package(c));
+  for (int c = 0; c < num_cores(); ++c) out.push_back(cpu_package(CpuLevel::Core, c));
   return out;
 }
 

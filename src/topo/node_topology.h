@@ -23,6 +23,14 @@ struct CoreKind {
   std::vector<int> cores;
 };
 
+/** What a rank's slot runs on: a core (or the PU standing for it where hwloc found no
+    cores), or one PU, a hardware thread of a core, when a node runs more ranks than it
+    has cores. Indexes at either level are hwloc's logical ones, as in Open MPI's
+    rankfiles (PUs with mpirun --use-hwthread-cpus). */
+enum class CpuLevel { Core, PU };
+/** "core" or "PU". */
+inline const char *cpu_level_name(CpuLevel level) { return level == CpuLevel::PU ? "PU" : "core"; }
+
 class NodeTopology {
  public:
   /** "" or "live": this machine; a path ending in ".xml": an hwloc XML export;
@@ -44,7 +52,7 @@ class NodeTopology {
   int num_numa_nodes() const;
   /** Core objects; where hwloc found none (some platforms and VMs report only
       PUs), the PUs, which then stand for the cores everywhere below (core
-      indexes, distances, bound_core), as in Open MPI's rankfiles. */
+      indexes, distances, bound_cpu), as in Open MPI's rankfiles. */
   int num_cores() const;
   /** True when the node has no Core objects and its PUs stand for them. */
   bool pus_as_cores() const;
@@ -55,22 +63,28 @@ class NodeTopology {
       not a level in hwloc 2 (they hang beside the tree); see num_numa_nodes(). */
   std::vector<std::string> level_names() const;
 
-  /** Levels from a core up to the lowest common ancestor of two cores (logical
-      indexes): 0 for the same core, 1 for cores sharing their parent, and so
-      on. Throws Error(INVALID_ARG) for a core that does not exist. */
-  int core_distance(int core_a, int core_b) const;
-  /** Logical index of the package holding @p core, -1 if there are no packages. */
-  int core_package(int core) const;
+  /** num_cores() or num_pus(). */
+  int num_cpus(CpuLevel level) const;
+  /** The PUs of @p core (logical indexes, in order); {core} where the PUs stand for cores. */
+  std::vector<int> core_pus(int core) const;
+
+  /** Levels from a CPU (a core or a PU) up to the lowest common ancestor of two
+      of them: 0 for the same CPU, 1 for CPUs sharing their parent (two PUs of one
+      core, or cores under one package or cache), and so on. Throws
+      Error(INVALID_ARG) for a CPU that does not exist. */
+  int cpu_distance(CpuLevel level, int a, int b) const;
+  /** Logical index of the package holding a CPU, -1 if there are no packages. */
+  int cpu_package(CpuLevel level, int cpu) const;
   /** Logical index of the first NUMA node local to @p core, -1 if none. */
   int core_numa(int core) const;
   /** Logical index of the package holding every PU this process is bound to (only
       meaningful for the "live" topology); -1 when unbound, bound across packages,
       or the binding cannot be read. */
   int bound_package() const;
-  /** Logical index of the core holding every PU this process is bound to (only
-      meaningful for the "live" topology); -1 when unbound, bound to more than one
-      core, or the binding cannot be read. */
-  int bound_core() const;
+  /** Logical index of the core (or PU) holding every PU this process is bound to
+      (only meaningful for the "live" topology); -1 when unbound, bound to more than
+      one, or the binding cannot be read. */
+  int bound_cpu(CpuLevel level) const;
   /** core_numa for the PUs this process is bound to (only meaningful for the "live"
       topology); -1 when unbound on a machine of several NUMA nodes, bound across them,
       or the binding cannot be read. */
@@ -80,7 +94,7 @@ class NodeTopology {
   std::vector<CoreKind> core_kinds() const;
   /** Each core's CoreKind::efficiency, in core order (0 for a core of no kind). */
   std::vector<int> core_efficiencies() const;
-  /** core_package / core_numa for every core, in core order. */
+  /** cpu_package(CpuLevel::Core) / core_numa for every core, in core order. */
   std::vector<int> core_packages() const;
   std::vector<int> core_numa_nodes() const;
 

@@ -24,11 +24,11 @@ struct Adjacency {
   std::vector<int> sources, source_weights, destinations, destination_weights;
 };
 
-// What one rank contributes to the decision: its host, its core and its out-edges, or that it failed.
+// What one rank contributes to the decision: its host, its core and PU and its out-edges, or that it failed.
 struct LocalPart {
   canopy_status_t status = CANOPY_SUCCESS;
   std::string host;
-  int core = -1;  // the core it is bound to (live node only), -1 when not bound to one
+  int core = -1, pu = -1;  // the core and the PU it is bound to (live node only), -1 when not bound to one
   Adjacency adjacency;
 };
 
@@ -67,13 +67,14 @@ std::string node_spec() {
   return layout.empty() ? "live" : layout;
 }
 
-// The core this process is bound to on the real node; -1 when unbound, bound wider, or unreadable.
-int bound_core() {
+// The core and the PU this process is bound to on the real node; -1 when unbound, bound wider, or unreadable.
+void read_binding(LocalPart &part) {
   try {
-    return topo::NodeTopology::load("live").bound_core();
+    topo::NodeTopology live = topo::NodeTopology::load("live");
+    part.core = live.bound_cpu(topo::CpuLevel::Core);
+    part.pu = live.bound_cpu(topo::CpuLevel::PU);
   } catch (const Error &e) {
     CANOPY_LOG(Warn, "task mapping: cannot read the CPU binding (%s)", e.what());
-    return -1;
   }
 }
 
@@ -82,7 +83,7 @@ LocalPart local_part(MPI_Comm graph, const std::string &argument_error) {
   part.status = guard([&] {
     if (!argument_error.empty()) throw Error(CANOPY_ERR_INVALID_ARG, argument_error);
     part.host = host_name();
-    if (node_spec() == "live") part.core = bound_core();
+    if (node_spec() == "live") read_binding(part);
     part.adjacency = adjacency_of(graph);
   });
   if (part.status != CANOPY_SUCCESS) CANOPY_LOG(Warn, "task mapping: %s", canopy_last_error());
@@ -101,18 +102,18 @@ std::vector<T> gather(const std::vector<T> &mine, const std::vector<int> &counts
   return all;
 }
 
-// Every rank's part, on rank 0: statuses, hosts, cores and the graph (out-edges only, so
+// Every rank's part, on rank 0: statuses, hosts, cores, PUs and the graph (out-edges only, so
 // each directed edge is counted once).
 struct Gathered {
-  std::vector<int> status, degree, core;
+  std::vector<int> status, degree, core, pu;
   std::vector<int> destinations, weights;
   std::vector<std::string> hosts;
 };
 
 Gathered gather_parts(const LocalPart &part, int rank, int size, MPI_Comm comm) {
-  constexpr int kHead = 4;
+  constexpr int kHead = 5;
   int head[kHead] = {part.status, static_cast<int>(part.adjacency.destinations.size()),
-                     static_cast<int>(part.host.size()), part.core};
+                     static_cast<int>(part.host.size()), part.core, part.pu};
   std::vector<int> heads(rank == 0 ? kHead * static_cast<size_t>(size) : 0);
   check_mpi(PMPI_Gather(head, kHead, MPI_INT, heads.data(), kHead, MPI_INT, 0, comm), "MPI_Gather");
   Gathered g;
@@ -122,6 +123,7 @@ Gathered gather_parts(const LocalPart &part, int rank, int size, MPI_Comm comm) 
     g.degree.push_back(heads[kHead * r + 1]);
     name_lengths.push_back(heads[kHead * r + 2]);
     g.core.push_back(heads[kHead * r + 3]);
+    g.pu.push_back(heads[kHead * r + 4]);
   }
   g.destinations = gather(part.adjacency.destinations, g.degree, MPI_INT, comm);
   g.weights = gather(part.adjacency.destination_weights, g.degree, MPI_INT, comm);
@@ -155,7 +157,8 @@ Decision decide_on_root(const Gathered &g, const std::string &algorithm, int siz
     mapping = map::map_job({g.hosts, builder.build(), param_string("map_fabric"), node,
                             algorithm.empty() ? param_string("map_algorithm") : algorithm,
                             node == "live" ? g.core : std::vector<int>{}, param_int("map_anneal_moves"),
-                            param_int("map_analytic_iterations"), param_int("map_anneal_process_moves")});
+                            param_int("map_analytic_iterations"), param_int("map_anneal_process_moves"),
+                            node == "live" ? g.pu : std::vector<int>{}});
   });
   d.message = d.status == CANOPY_SUCCESS ? mapping.summary : canopy_last_error();
   d.mapped = d.status == CANOPY_SUCCESS && mapping.mapped;

@@ -305,6 +305,33 @@ def test_rankfile_launches_with_mpirun():
     check("mpirun --rankfile runs the mapped job", run.returncode == 0 and ranks == ["rank=0", "rank=1"],
           run.stdout + run.stderr)
 
+    # Two slots on a node of one core with two PUs (hardware threads): the slots are PUs, and
+    # `mpirun --use-hwthread-cpus` binds each rank to the PU its line names. Open MPI reads the
+    # node from the same hwloc XML (its PUs 0 and 1 are this machine's CPUs 0 and 1).
+    lstopo = shutil.which("lstopo-no-graphics")
+    check("lstopo-no-graphics present", lstopo is not None, "hwloc's lstopo-no-graphics is not installed")
+    if not lstopo:
+        return
+    smt = os.path.join(TMP, "smt.xml")
+    with open(smt, "w") as f:
+        subprocess.run([lstopo, "--input", "pack:1 core:1 pu:2", "--of", "xml"], stdout=f, check=True)
+    r = canopy("--graph", graph, "--fabric", fabric, "--hosts", hosts, "--ppn", "2", "--node-topology", smt,
+               "--rankfile", rankfile)
+    check("slots beyond the cores go on PUs", r.returncode == 0 and "slots on PUs (mpirun --use-hwthread-cpus" in r.stdout,
+          r.stdout + r.stderr)
+    r = canopy("--graph", graph, "--fabric", fabric, "--hosts", hosts, "--ppn", "2", "--node-topology", smt, "--json")
+    check("the report says the slots are PUs", r.returncode == 0 and json.loads(r.stdout)["slots_on"] == "PU", r.stdout)
+    slot_of = dict(re.findall(r"^rank (\d+)=localhost slot=(\d+)$", open(rankfile).read(), re.M))
+    check("the PU rankfile names both PUs", sorted(slot_of.values()) == ["0", "1"], slot_of)
+    run = subprocess.run([mpirun, "--mca", "hwloc_base_topo_file", smt, "--use-hwthread-cpus", "--rankfile", rankfile,
+                          "-np", "2", "sh", "-c", "echo $OMPI_COMM_WORLD_RANK $(grep Cpus_allowed_list /proc/self/status)"],
+                         capture_output=True, text=True, timeout=120, env=env)
+    bound = dict(re.findall(r"^(\d+) Cpus_allowed_list:\s*(\S+)$", run.stdout, re.M))
+    check("mpirun --use-hwthread-cpus binds each rank to its PU", run.returncode == 0 and bound == slot_of,
+          (bound, slot_of, run.stdout + run.stderr))
+    r = canopy("--graph", graph, "--fabric", fabric, "--hosts", hosts, "--ppn", "3", "--node-topology", smt)
+    check("more slots than PUs is an error", r.returncode == 1 and "3 slots per host, more than the 2 PUs" in r.stderr, r.stderr)
+
 
 def test_machinefile_places_ranks_with_hydra():
     hydra = shutil.which("mpiexec.hydra")

@@ -18,7 +18,9 @@ Scenarios (NP ranks, the process grid, the hosts the ranks pretend to be on, the
   api_npN           app_topomap_api: canopy_topomap, _tree, _bipartition (no coordinates: an error)
   api_torus_np4     app_topomap_api on a ring torus, where _bipartition succeeds
   bindings_np2      two ranks on one host and the live node: bound to cores (MPI_BIND=core),
-                    the decision uses their cores (cross-socket bytes); unbound, it says why not
+                    the decision uses their cores (cross-socket bytes); unbound, it says why not;
+                    on a node of one core with two PUs (HWLOC_XMLFILE), bound to hardware
+                    threads, it uses their PUs
 The ranks are spread over two hosts of a Slurm tree (different leaf switches) like a
 checkerboard, the worst placement of a stencil, so a mapping must move ranks.
 """
@@ -126,6 +128,18 @@ def bindings(np_):
         print(f"bind-to {bind or 'none'}: " + "\n".join(decision))
         if len(decision) != 1 or expected not in decision[0] or (bind and "no intra-node mapping" in decision[0]):
             sys.exit(f"FAILED: with bind-to {bind or 'none'} the decision should say {expected!r}:\n{err}")
+    # Two ranks on one core, each on its own PU: hwloc reads the live node from an XML of one
+    # core with two PUs (its PUs 0 and 1 are this machine's CPUs 0 and 1, which the launcher
+    # binds the ranks to), so both ranks are on core 0 and the decision takes their PUs.
+    smt = os.path.join(SCRATCH, "topomap-smt.xml")
+    subprocess.run(["lstopo-no-graphics", "--input", "pack:1 core:1 pu:2", "--of", "xml", "-f", smt], check=True)
+    _, err = run(np_, argv, canopy_env(hostmap, "slurm:" + TREE, HWLOC_XMLFILE=smt, HWLOC_THISSYSTEM="1"),
+                 bind="hwthread")
+    decision = [line for line in err.splitlines() if "MPI_Dist_graph_create:" in line]
+    print("bind-to hwthread, one core of two PUs: " + "\n".join(decision))
+    if len(decision) != 1 or f"{np_} ranks on 1 hosts x {np_} slots (on PUs)" not in decision[0] \
+            or "no intra-node mapping" in decision[0]:
+        sys.exit(f"FAILED: bound to hardware threads of one core, the decision should take the PUs:\n{err}")
 
 
 def main():

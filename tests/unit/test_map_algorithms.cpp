@@ -355,15 +355,61 @@ TEST(NodeLayout, PerformanceCoresFirstOnAHybridNode) {
   EXPECT_EQ(kinds[1].cores, (std::vector<int>{0, 1, 2, 3}));
   EXPECT_LT(kinds[0].efficiency, kinds[1].efficiency);
   EXPECT_EQ(node.to_json()["core_kinds"][0]["core_type"], "IntelAtom");
-  EXPECT_EQ(NodeLayout::from(node, 2).slot_core, (std::vector<int>{0, 2}));
-  EXPECT_EQ(NodeLayout::from(node, 4).slot_core, (std::vector<int>{0, 1, 2, 3}));
-  EXPECT_EQ(NodeLayout::from(node, 6).slot_core, (std::vector<int>{0, 1, 2, 3, 4, 8}));
-  EXPECT_EQ(NodeLayout::from(node, 12).slot_core.size(), 12u);
+  EXPECT_EQ(NodeLayout::from(node, 2).slot_cpu, (std::vector<int>{0, 2}));
+  EXPECT_EQ(NodeLayout::from(node, 4).slot_cpu, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(NodeLayout::from(node, 6).slot_cpu, (std::vector<int>{0, 1, 2, 3, 4, 8}));
+  EXPECT_EQ(NodeLayout::from(node, 12).slot_cpu.size(), 12u);
   // The same shape without kinds: one spread over every core.
   topo::NodeTopology plain = topo::NodeTopology::load("pack:1 core:12 pu:1");
   EXPECT_TRUE(plain.core_kinds().empty());
-  EXPECT_EQ(NodeLayout::from(plain, 2).slot_core, (std::vector<int>{0, 6}));
-  EXPECT_EQ(NodeLayout::from(plain, 6).slot_core, (std::vector<int>{0, 2, 4, 6, 8, 10}));
+  EXPECT_EQ(NodeLayout::from(plain, 2).slot_cpu, (std::vector<int>{0, 6}));
+  EXPECT_EQ(NodeLayout::from(plain, 6).slot_cpu, (std::vector<int>{0, 2, 4, 6, 8, 10}));
+}
+
+// More slots than cores: each core's first PU, then the second PUs spread over the cores.
+TEST(NodeLayout, SlotsBeyondTheCoresGoOnPUs) {
+  topo::NodeTopology node = topo::NodeTopology::load("pack:2 core:4 pu:2");
+  NodeLayout cores = NodeLayout::from(node, 8);
+  EXPECT_EQ(cores.level, topo::CpuLevel::Core);
+  EXPECT_EQ(cores.slot_cpu, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+  NodeLayout twelve = NodeLayout::from(node, 12);
+  EXPECT_EQ(twelve.level, topo::CpuLevel::PU);
+  EXPECT_EQ(twelve.slot_cpu, (std::vector<int>{0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14}));
+  EXPECT_EQ(twelve.slot_package, (std::vector<int>{0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1}));
+  EXPECT_EQ(twelve.slot_distance(0, 1), 1);  // PUs 0 and 1: one core
+  EXPECT_EQ(twelve.slot_distance(1, 2), 2);  // PUs 1 and 2: one package
+  EXPECT_EQ(twelve.slot_distance(0, 6), 3);
+  EXPECT_EQ(NodeLayout::from(node, 16).slot_cpu.size(), 16u);
+  try {
+    NodeLayout::from(node, 17);
+    ADD_FAILURE() << "17 slots on 16 PUs";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("17 slots per host, more than the 16 PUs (hardware threads) of the node (pack:2 core:4 pu:2)"),
+              std::string::npos) << e.what();
+  }
+  EXPECT_THROW(NodeLayout::placed(node, topo::CpuLevel::PU, {0, 16}), Error);
+  EXPECT_THROW(NodeLayout::placed(node, topo::CpuLevel::PU, {3, 3}), Error);
+}
+
+// Intra-node mapping on PUs: the heaviest partners share a core, the next heaviest a package.
+TEST(Mapping, IntraNodeMappingOnPUsPutsPartnersOnOneCore) {
+  test::TwoLevelFatTree fabric;
+  auto topo = std::make_shared<const topo::Topology>(fabric.topo);
+  topo::NodeTopology node = topo::NodeTopology::load("pack:2 core:2 pu:2");
+  CommGraphBuilder b(8);
+  for (int v = 0; v < 4; ++v) b.add(v, v + 4, 1000);  // pairs 0-4, 1-5, 2-6, 3-7
+  b.add(0, 1, 100), b.add(4, 5, 100), b.add(2, 3, 100), b.add(6, 7, 100);  // pairs of pairs
+  for (int v = 0; v + 1 < 8; ++v) b.add(v, v + 1, 1);
+  Problem p = problem_on(topo, {fabric.h1}, 8, b.build(), NodeLayout::from(node, 8));
+  ASSERT_EQ(p.machine.node()->level, topo::CpuLevel::PU);
+  MapResult r = map_processes(p, {"rt"});
+  EXPECT_TRUE(r.intra_node);
+  auto pu = [&](int v) { return p.machine.node()->slot_cpu[static_cast<size_t>(p.machine.local_slot(r.slot_of_process[static_cast<size_t>(v)]))]; };
+  for (int v = 0; v < 4; ++v) EXPECT_EQ(pu(v) / 2, pu(v + 4) / 2) << "pair " << v;  // one core (synthetic: PUs 2c, 2c + 1)
+  Metrics mapped = evaluate(p, r.slot_of_process), identity = evaluate(p, identity_placement(p));
+  EXPECT_DOUBLE_EQ(mapped.cross_socket_bytes, 3);  // packages {0, 1, 4, 5} and {2, 3, 6, 7}: light 1-2, 3-4, 5-6 cross
+  EXPECT_GT(identity.cross_socket_bytes, 1000);
+  EXPECT_NE(openmpi_rankfile(p.machine, r.slot_of_process).find("rank 4=h1 slot=" + std::to_string(pu(4)) + "\n"), std::string::npos);
 }
 
 TEST(Allocation, SlotsPerHostFromTheHostFileOrAsked) {

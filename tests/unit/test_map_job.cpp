@@ -160,7 +160,7 @@ TEST(JobMapping, IntraNodeMappingTakesTheCoresTheRanksAreBoundTo) {
     const char *why;
   };
   for (const Case &c : {Case{one_host, {0, 2, -1, 3}, "rank 2 is not bound to one core"},
-                        Case{one_host, {0, 1, 1, 3}, "two slots on core 1"},
+                        Case{one_host, {0, 1, 1, 3}, "ranks share a core, and rank 0 is not bound to one PU"},
                         Case{one_host, {0, 1, 2, 7}, "core 7 is not in the node"},
                         Case{{"a", "a", "b", "b"}, {0, 1, 0, 2}, "the hosts bind their ranks differently"}}) {
     JobMapping m = map_job({c.hosts, g, "", node, "rt", c.cores});
@@ -168,6 +168,36 @@ TEST(JobMapping, IntraNodeMappingTakesTheCoresTheRanksAreBoundTo) {
     EXPECT_EQ(m.summary.find("cross-socket"), std::string::npos) << m.summary;
   }
   EXPECT_THROW(map_job({one_host, g, "", node, "rt", {0, 1}}), Error);  // cores for 2 of 4 ranks
+  EXPECT_THROW(map_job({one_host, g, "", node, "rt", {0, 1, 2, 3}, 0, 0, 0, {0, 1}}), Error);  // PUs for 2 of 4
+}
+
+// Two ranks per core, each bound to its own PU (mpirun --use-hwthread-cpus --bind-to hwthread):
+// the intra-node mapping runs on the PUs.
+TEST(JobMapping, IntraNodeMappingOnThePUsWhereRanksShareCores) {
+  // One host of 2 sockets x 2 cores x 2 PUs, 8 ranks; the heavy pairs 0-1, 2-3, 4-5, 6-7.
+  CommGraphBuilder b(8);
+  for (int v = 0; v < 8; v += 2) b.add(v, v + 1, 100);
+  CommGraph g = b.build();
+  const std::string node = "pack:2 core:2 pu:2";
+  std::vector<std::string> one_host(8, "h");
+  // Rank r on PU pu[r]: every pair across the sockets.
+  std::vector<int> pu{0, 4, 1, 5, 2, 6, 3, 7}, core;
+  for (int p : pu) core.push_back(p / 2);
+  JobMapping m = map_job({one_host, g, "", node, "rt", core, 0, 0, 0, pu});
+  ASSERT_TRUE(m.mapped) << m.summary;
+  EXPECT_NE(m.summary.find("cross-socket bytes 400 -> 0"), std::string::npos) << m.summary;
+  // Each pair now on the two PUs of one core: the process taking new rank v sits on pu[process].
+  std::vector<int> pu_of_new(8);
+  for (size_t process = 0; process < 8; ++process) pu_of_new[static_cast<size_t>(m.new_rank[process])] = pu[process];
+  for (size_t v = 0; v < 8; v += 2) EXPECT_EQ(pu_of_new[v] / 2, pu_of_new[v + 1] / 2) << "pair " << v;
+  // The synthetic convention with more ranks than cores: local rank i on PU i, so the
+  // pairs 0-2 and 1-3 cross the sockets.
+  CommGraphBuilder across(4);
+  across.add(0, 2, 100);
+  across.add(1, 3, 100);
+  JobMapping convention = map_job({{"h", "h", "h", "h"}, across.build(), "", "pack:2 core:1 pu:2", "rt", {}});
+  EXPECT_TRUE(convention.mapped) << convention.summary;
+  EXPECT_NE(convention.summary.find("cross-socket bytes 200 -> 0"), std::string::npos) << convention.summary;
 }
 
 // The hop-bytes after mapping, from the summary's "hop-bytes BEFORE -> AFTER".

@@ -12,6 +12,7 @@
 
 using namespace canopy;
 using canopy::topo::NodeTopology;
+using canopy::topo::CpuLevel;
 
 namespace {
 canopy_status_t status_of(const std::string &spec, std::string *message = nullptr) {
@@ -29,13 +30,28 @@ TEST(NodeTopology, SyntheticTwoPackages) {
   EXPECT_GE(node.num_numa_nodes(), 1);
   EXPECT_STREQ(node.kind(), "synthetic");
   EXPECT_EQ(node.level_names(), (std::vector<std::string>{"Machine", "Package", "Core", "PU"}));
-  EXPECT_EQ(node.core_distance(3, 3), 0);
-  EXPECT_EQ(node.core_distance(0, 3), 1);  // same package
-  EXPECT_EQ(node.core_distance(0, 4), 2);  // different packages
-  EXPECT_LT(node.core_distance(4, 7), node.core_distance(3, 4));
+  EXPECT_EQ(node.cpu_distance(CpuLevel::Core, 3, 3), 0);
+  EXPECT_EQ(node.cpu_distance(CpuLevel::Core, 0, 3), 1);  // same package
+  EXPECT_EQ(node.cpu_distance(CpuLevel::Core, 0, 4), 2);  // different packages
+  EXPECT_LT(node.cpu_distance(CpuLevel::Core, 4, 7), node.cpu_distance(CpuLevel::Core, 3, 4));
   EXPECT_EQ(node.core_packages(), (std::vector<int>{0, 0, 0, 0, 1, 1, 1, 1}));
-  EXPECT_EQ(guard([&] { node.core_distance(0, 8); }), CANOPY_ERR_INVALID_ARG);
-  EXPECT_EQ(guard([&] { node.core_package(-1); }), CANOPY_ERR_INVALID_ARG);
+  EXPECT_EQ(guard([&] { node.cpu_distance(CpuLevel::Core, 0, 8); }), CANOPY_ERR_INVALID_ARG);
+  EXPECT_EQ(guard([&] { node.cpu_package(CpuLevel::Core, -1); }), CANOPY_ERR_INVALID_ARG);
+  // The same at the level of the PUs, two per core.
+  EXPECT_EQ(node.num_cpus(CpuLevel::PU), 16);
+  EXPECT_EQ(node.num_cpus(CpuLevel::Core), 8);
+  EXPECT_EQ(node.core_pus(1), (std::vector<int>{2, 3}));
+  EXPECT_EQ(node.cpu_distance(CpuLevel::PU, 2, 2), 0);
+  EXPECT_EQ(node.cpu_distance(CpuLevel::PU, 2, 3), 1);  // same core
+  EXPECT_EQ(node.cpu_distance(CpuLevel::PU, 0, 7), 2);  // same package
+  EXPECT_EQ(node.cpu_distance(CpuLevel::PU, 0, 8), 3);
+  EXPECT_EQ(node.cpu_package(CpuLevel::PU, 7), 0);
+  EXPECT_EQ(node.cpu_package(CpuLevel::PU, 8), 1);
+  EXPECT_EQ(guard([&] { node.cpu_distance(CpuLevel::PU, 0, 16); }), CANOPY_ERR_INVALID_ARG);
+  // Without Core objects the PUs are the cores.
+  NodeTopology bare = NodeTopology::load("pack:2 pu:3");
+  EXPECT_EQ(bare.num_cpus(CpuLevel::Core), 6);
+  EXPECT_EQ(bare.core_pus(4), (std::vector<int>{4}));
 }
 
 TEST(NodeTopology, NumaAndCacheLevels) {
@@ -47,8 +63,8 @@ TEST(NodeTopology, NumaAndCacheLevels) {
   EXPECT_NE(std::find(levels.begin(), levels.end(), "L3Cache"), levels.end());
   EXPECT_EQ(node.core_numa(0), 0);
   EXPECT_EQ(node.core_numa(15), 1);
-  EXPECT_EQ(node.core_distance(0, 7), 1);   // same L3
-  EXPECT_EQ(node.core_distance(0, 8), 3);   // up through L3 and package to the machine
+  EXPECT_EQ(node.cpu_distance(CpuLevel::Core, 0, 7), 1);   // same L3
+  EXPECT_EQ(node.cpu_distance(CpuLevel::Core, 0, 8), 3);   // up through L3 and package to the machine
 
   nlohmann::json j = node.to_json();
   EXPECT_EQ(j["spec"], "numa:2 pack:1 l3:1 core:8 pu:2");
@@ -73,14 +89,14 @@ TEST(NodeTopology, PusStandForMissingCores) {
   NodeTopology node = NodeTopology::load("numa:2 pu:4");
   EXPECT_TRUE(node.pus_as_cores());
   EXPECT_EQ(node.num_cores(), 8);
-  EXPECT_EQ(node.core_distance(0, 3), 1);  // same NUMA node's group
-  EXPECT_EQ(node.core_distance(0, 4), 2);
+  EXPECT_EQ(node.cpu_distance(CpuLevel::Core, 0, 3), 1);  // same NUMA node's group
+  EXPECT_EQ(node.cpu_distance(CpuLevel::Core, 0, 4), 2);
   EXPECT_EQ(node.core_numa(7), 1);
   EXPECT_EQ(node.core_packages(), std::vector<int>(8, -1));
   EXPECT_EQ(node.to_json()["core_type"], "PU");
   NodeTopology packed = NodeTopology::load("pack:2 pu:2");
   EXPECT_EQ(packed.core_packages(), (std::vector<int>{0, 0, 1, 1}));
-  EXPECT_EQ(guard([&] { packed.core_package(4); }), CANOPY_ERR_INVALID_ARG);
+  EXPECT_EQ(guard([&] { packed.cpu_package(CpuLevel::Core, 4); }), CANOPY_ERR_INVALID_ARG);
   NodeTopology cores = NodeTopology::load("pack:1 core:2 pu:2");
   EXPECT_FALSE(cores.pus_as_cores());
   EXPECT_EQ(cores.num_cores(), 2);
@@ -123,7 +139,7 @@ TEST(NodeTopology, XmlRoundTrip) {
   EXPECT_EQ(node.num_packages(), 2);
   EXPECT_EQ(node.num_cores(), 6);
   EXPECT_EQ(node.num_pus(), 12);
-  EXPECT_EQ(node.core_distance(0, 3), 3);
+  EXPECT_EQ(node.cpu_distance(CpuLevel::Core, 0, 3), 3);
   EXPECT_EQ(node.to_json()["kind"], "xml");
 }
 
@@ -178,17 +194,19 @@ TEST(NodeTopology, BoundCoreFollowsTheBinding) {
   };
   NodeTopology live = NodeTopology::load("live");
   ASSERT_TRUE(bind_to(cpus.front()));
-  int first = live.bound_core(), first_numa = live.bound_numa();
+  int first = live.bound_cpu(CpuLevel::Core), first_numa = live.bound_numa(), first_pu = live.bound_cpu(CpuLevel::PU);
   ASSERT_TRUE(bind_to(cpus.back()));
-  int last = live.bound_core(), last_numa = live.bound_numa();
+  int last = live.bound_cpu(CpuLevel::Core), last_numa = live.bound_numa();
   ASSERT_EQ(sched_setaffinity(0, sizeof saved, &saved), 0);
   EXPECT_EQ(first_numa, live.core_numa(first));
   EXPECT_EQ(last_numa, live.core_numa(last));
   EXPECT_GE(first, 0);
+  std::vector<int> first_core_pus = live.core_pus(first);
+  EXPECT_NE(std::find(first_core_pus.begin(), first_core_pus.end(), first_pu), first_core_pus.end());
   EXPECT_LT(last, live.num_cores());
   if (cpus.size() > 1 && live.num_cores() == live.num_pus()) {  // one PU per core: two CPUs, two cores
     EXPECT_NE(first, last);
-    EXPECT_EQ(live.bound_core(), -1);  // bound to several cores
+    EXPECT_EQ(live.bound_cpu(CpuLevel::Core), -1);  // bound to several cores
   }
 }
 

@@ -68,8 +68,9 @@ void write_outputs(const MapCommandOptions &o, const map::Problem &p, const map:
 void print_text(const map::Problem &p, const map::MapResult &r, const map::Metrics &m, const map::Metrics &identity) {
   std::printf("processes:   %d (%lld edges, %.6g bytes)\n", p.graph.num_vertices(),
               static_cast<long long>(p.graph.num_edges()), p.graph.total_bytes());
-  std::printf("allocation:  %s%s%s\n", p.machine.slots_text().c_str(), p.machine.node() ? ", node " : "",
-              p.machine.node() ? p.machine.node()->spec.c_str() : "");
+  const std::optional<map::NodeLayout> &node = p.machine.node();
+  std::printf("allocation:  %s%s%s%s\n", p.machine.slots_text().c_str(), node ? ", node " : "", node ? node->spec.c_str() : "",
+              node && node->level == topo::CpuLevel::PU ? ", slots on PUs (mpirun --use-hwthread-cpus --rankfile)" : "");
   std::printf("algorithm:   %s", r.algorithm.c_str());
   if (!r.tree.empty()) std::printf(", tree %s", r.tree.c_str());
   if (!r.groups.empty()) std::printf(", %s groups", r.groups.c_str());
@@ -145,7 +146,8 @@ CommandRunner add_map_command(CLI::App &app) {
                   "(hosts may differ), given on every line. No host may give fewer than --ppn")
       ->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--node-topology", o->node,
-                  "Inside of a node for intra-node mapping: 'live', an hwloc XML file, or a synthetic string like 'pack:2 core:8 pu:2'");
+                  "Inside of a node for intra-node mapping: 'live', an hwloc XML file, or a synthetic string like 'pack:2 core:8 pu:2'; "
+                  "more slots than cores go on PUs (hardware threads) and the rankfile names PUs (mpirun --use-hwthread-cpus)");
   cmd->add_option("--algorithm", o->algorithm,
                   "identity, block, greedy, rt (dual recursive tree mapping: each split also weighs the bytes to "
                   "processes already placed elsewhere), rb (the same on torus coordinate bisection), or scotch "
