@@ -1,8 +1,11 @@
 #include "map/outputs.h"
 
+#include <cstdint>
 #include <string>
+#include <unordered_map>
 
 #include "common/error.h"
+#include "common/text.h"
 
 namespace canopy::map {
 
@@ -14,6 +17,35 @@ std::string openmpi_rankfile(const Machine &m, const std::vector<int> &slot_of) 
     out += "rank " + std::to_string(r) + "=" + m.host_name(m.host_of_slot(slot_of[r])) + " slot=" + std::to_string(cpu) + "\n";
   }
   return out;
+}
+
+std::vector<RankfileEntry> read_rankfile(std::string_view text, const std::string &file) {
+  std::vector<RankfileEntry> entries;
+  std::unordered_map<int, size_t> line_of;
+  LineCursor cursor(text);
+  std::string_view line;
+  while (cursor.next(line)) {
+    line = trim(line.substr(0, line.find('#')));
+    if (line.empty()) continue;
+    std::vector<std::string_view> fields = split_fields(line);
+    RankfileEntry entry;
+    entry.line = cursor.number();
+    size_t equals = fields.size() == 3 ? fields[1].find('=') : std::string_view::npos;
+    uint64_t rank = 0, cpu = 0;
+    if (fields.size() != 3 || fields[0] != "rank" || equals == std::string_view::npos || equals + 1 == fields[1].size() ||
+        !parse_uint(fields[1].substr(0, equals), rank, 10) || rank > INT32_MAX || !starts_with(fields[2], "slot=") ||
+        !parse_uint(fields[2].substr(5), cpu, 10) || cpu > INT32_MAX)
+      throw parse_error(file, entry.line, "expected 'rank R=HOST slot=CPU' (R and CPU numbers), got '" + printable(line) + "'");
+    entry.rank = static_cast<int>(rank);
+    entry.host = std::string(fields[1].substr(equals + 1));
+    entry.cpu = static_cast<int>(cpu);
+    auto [it, added] = line_of.emplace(entry.rank, entry.line);
+    if (!added)
+      throw parse_error(file, entry.line, "rank " + std::to_string(entry.rank) + " is placed again (first on line " +
+                                              std::to_string(it->second) + ")");
+    entries.push_back(std::move(entry));
+  }
+  return entries;
 }
 
 std::string slurm_hostfile(const Machine &m, const std::vector<int> &slot_of) {

@@ -3,6 +3,7 @@
 // MPICH (Hydra) machine file, the bare permutation, and a JSON report.
 #pragma once
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -16,6 +17,19 @@ namespace canopy::map {
     core (logical index) when the machine knows its nodes, its PU where the slots are
     on PUs (mpirun --use-hwthread-cpus --rankfile FILE), else the local slot number. */
 std::string openmpi_rankfile(const Machine &machine, const std::vector<int> &slot_of_process);
+
+/** A line of a rankfile as openmpi_rankfile writes it. */
+struct RankfileEntry {
+  int rank = 0;
+  std::string host;
+  int cpu = 0;      // slot=CPU
+  size_t line = 0;  // 1-based
+};
+
+/** The lines of a rankfile ("rank R=HOST slot=CPU"; blank lines and # comments
+    skipped), the inverse of openmpi_rankfile. Error(PARSE) with FILE:LINE for any
+    other line or a rank given twice. */
+std::vector<RankfileEntry> read_rankfile(std::string_view text, const std::string &file);
 
 /** One host name per line, line r for rank r: SLURM_HOSTFILE=FILE srun --distribution=arbitrary. */
 std::string slurm_hostfile(const Machine &machine, const std::vector<int> &slot_of_process);

@@ -249,6 +249,15 @@ int NodeTopology::bound_cpu(CpuLevel level) const {
   return cpu ? static_cast<int>(cpu->logical_index) : -1;
 }
 
+void NodeTopology::bind_process(CpuLevel level, int cpu) const {
+  if (!hwloc_topology_is_thissystem(topology_))
+    throw Error(CANOPY_ERR_INVALID_ARG, "cannot bind to a CPU of " + spec_ + ": not this machine's topology");
+  hwloc_obj_t obj = cpu_object(topology_, level, cpu);
+  if (hwloc_set_cpubind(topology_, obj->cpuset, HWLOC_CPUBIND_PROCESS) < 0)
+    throw Error(CANOPY_ERR_IO, std::string("cannot bind to ") + cpu_level_name(level) + " " + std::to_string(cpu) + ": " +
+                                   std::strerror(errno));
+}
+
 int NodeTopology::bound_numa() const { return local_numa(topology_, bound_cover()); }
 
 std::vector<CoreKind> NodeTopology::core_kinds() const {

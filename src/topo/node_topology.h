@@ -89,6 +89,10 @@ class NodeTopology {
       topology); -1 when unbound on a machine of several NUMA nodes, bound across them,
       or the binding cannot be read. */
   int bound_numa() const;
+  /** Binds this process to a CPU of the live node (its core's PUs, or the one PU).
+      Error(INVALID_ARG) for a CPU that does not exist or a topology not of this
+      machine, Error(IO) when the system refuses the binding. */
+  void bind_process(CpuLevel level, int cpu) const;
   /** hwloc's CPU kinds, the least efficient first; empty when hwloc reports none (synthetic
       descriptions; XML exports without cpukind elements). */
   std::vector<CoreKind> core_kinds() const;

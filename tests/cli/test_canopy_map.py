@@ -12,6 +12,7 @@ import random
 import os
 import re
 import shutil
+import socket
 import stat
 import subprocess
 import sys
@@ -333,6 +334,95 @@ def test_rankfile_launches_with_mpirun():
     check("more slots than PUs is an error", r.returncode == 1 and "3 slots per host, more than the 2 PUs" in r.stderr, r.stderr)
 
 
+def cpu_set(text):
+    """The CPUs of a list as the kernel and hwloc-calc print it ("0-2,5")."""
+    cpus = set()
+    for part in text.strip().split(","):
+        low, _, high = part.partition("-")
+        cpus.update(range(int(low), int(high or low) + 1))
+    return cpus
+
+
+def test_bind_applies_the_rankfile_under_any_launcher():
+    """canopy bind: each rank binds itself to the CPU of its rankfile line, under Hydra and mpirun
+    with their own binding off, and with the rank in SLURM_PROCID as srun sets it (Slurm itself is
+    not installed here); on PUs with --hwthreads; wrong hosts, ranks and commands are errors."""
+    host = socket.gethostname()
+    fabric, hosts = write("me.torus", f"dims 1\nhost {host} 0\n"), write("me.hosts", host + "\n")
+    graph = write("pair.edges", "0 1 100\n")
+    rankfile, machinefile = os.path.join(TMP, "me.rankfile"), os.path.join(TMP, "me.machinefile")
+    r = canopy("--graph", graph, "--fabric", fabric, "--hosts", hosts, "--ppn", "2", "--node-topology", "live",
+               "--rankfile", rankfile, "--machinefile", machinefile)
+    check("bind: a rankfile for this host", r.returncode == 0, r.stderr)
+    slot_of = {int(rank): int(cpu) for rank, cpu in re.findall(r"^rank (\d+)=\S+ slot=(\d+)$", open(rankfile).read(), re.M)}
+
+    def pus(spec, *extra):  # the OS indexes of a core's or PU's PUs, as the kernel lists a binding
+        return cpu_set(subprocess.run(["hwloc-calc", *extra, "--physical-output", "--intersect", "pu", spec],
+                                      capture_output=True, text=True, check=True).stdout)
+
+    expected = {rank: pus(f"core:{cpu}") for rank, cpu in slot_of.items()}
+    bind = [os.path.join(BIN, "canopy"), "bind", rankfile, "--", "sh", "-c"]
+    report = "echo $RANK_OF_LAUNCHER $(grep Cpus_allowed_list /proc/self/status | cut -f2)"
+
+    def bound(run):
+        return {int(rank): cpu_set(cpus) for rank, cpus in re.findall(r"^(\d+) (\S+)$", run.stdout, re.M)}
+
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    launchers = [("mpirun", ["--bind-to", "none", "-np", "2"], "OMPI_COMM_WORLD_RANK"),
+                 ("mpiexec.hydra", ["-launcher", "fork", "-f", machinefile, "-bind-to", "none", "-n", "2"], "PMI_RANK")]
+    for launcher, flags, variable in launchers:
+        path = shutil.which(launcher)
+        if not path:
+            print(f"skip canopy bind under {launcher}: not installed")
+            continue
+        run = subprocess.run([path, *flags, *bind, report.replace("RANK_OF_LAUNCHER", variable)],
+                             capture_output=True, text=True, timeout=120, env=env)
+        check(f"bind: under {launcher} each rank on its rankfile core", run.returncode == 0 and bound(run) == expected,
+              (bound(run), expected, run.stderr))
+    for rank in slot_of:
+        run = subprocess.run(bind + [report.replace("RANK_OF_LAUNCHER", "SLURM_PROCID")], capture_output=True, text=True,
+                             env=dict(os.environ, SLURM_PROCID=str(rank)))
+        check(f"bind: rank {rank} from SLURM_PROCID", run.returncode == 0 and bound(run) == {rank: expected[rank]},
+              (run.stdout, run.stderr))
+
+    # On PUs: a node of one core with two PUs (this machine's CPUs 0 and 1), read from XML by hwloc.
+    smt = os.path.join(TMP, "bind-smt.xml")
+    subprocess.run(["lstopo-no-graphics", "--input", "pack:1 core:1 pu:2", "--of", "xml", "-f", smt], check=True)
+    r = canopy("--graph", graph, "--fabric", fabric, "--hosts", hosts, "--ppn", "2", "--node-topology", smt,
+               "--rankfile", rankfile)
+    pu_of = {int(rank): int(cpu) for rank, cpu in re.findall(r"^rank (\d+)=\S+ slot=(\d+)$", open(rankfile).read(), re.M)}
+    smt_env = dict(os.environ, HWLOC_XMLFILE=smt, HWLOC_THISSYSTEM="1")
+    for rank, pu in pu_of.items():
+        run = subprocess.run([os.path.join(BIN, "canopy"), "bind", "--hwthreads", rankfile, "--", "sh", "-c",
+                              report.replace("RANK_OF_LAUNCHER", "SLURM_PROCID")], capture_output=True, text=True,
+                             env=dict(smt_env, SLURM_PROCID=str(rank)))
+        check(f"bind --hwthreads: rank {rank} on PU {pu}", r.returncode == 0 and
+              bound(run) == {rank: pus(f"pu:{pu}", "--input", smt)}, (run.stdout, run.stderr))
+
+    # What goes wrong says so, exits 1 and runs nothing.
+    other = write("other.rankfile", "rank 0=not-this-host slot=0\n")
+    twice = write("twice.rankfile", "rank 0=h slot=0\n\nrank 0=h slot=1\n")
+    bad = write("bad.rankfile", "rank 0=h slot=zero\n")
+    marker = os.path.join(TMP, "ran")
+    for args, rank, says in (([rankfile], None, "no rank in the environment"),
+                             ([rankfile], "7", f"{rankfile}: no line for rank 7 (SLURM_PROCID)"),
+                             ([other], "0", f"rank 0 runs on {host}, but {other}:1 places it on not-this-host"),
+                             ([twice], "0", f"{twice}:3: rank 0 is placed again (first on line 1)"),
+                             ([bad], "0", f"{bad}:1: expected 'rank R=HOST slot=CPU'")):
+        env = {k: v for k, v in os.environ.items() if k not in ("OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
+                                                                 "SLURM_PROCID")}
+        if rank is not None:
+            env["SLURM_PROCID"] = rank
+        run = subprocess.run([os.path.join(BIN, "canopy"), "bind", *args, "--", "touch", marker], capture_output=True,
+                             text=True, env=env)
+        check(f"bind error: {says}", run.returncode == 1 and says in run.stderr and not os.path.exists(marker),
+              run.stderr)
+    run = subprocess.run([os.path.join(BIN, "canopy"), "bind", rankfile, "--", "no-such-command"], capture_output=True,
+                         text=True, env=dict(os.environ, SLURM_PROCID="0"))
+    check("bind error: a command that does not exist", run.returncode == 1 and "cannot run no-such-command" in run.stderr,
+          run.stderr)
+
+
 def test_machinefile_places_ranks_with_hydra():
     hydra = shutil.which("mpiexec.hydra")
     if not hydra:
@@ -609,7 +699,7 @@ def test_progress():
 
 for test in (test_help, test_all_algorithms_and_outputs, test_group_steps, test_fat_tree_tree_choice, test_scotch, test_graph_formats,
              test_errors, test_slots_from_the_host_file, test_rankfile_launches_with_mpirun,
-             test_machinefile_places_ranks_with_hydra, test_heatmap, test_heatmap_large_job_is_binned, test_draw_load,
+             test_bind_applies_the_rankfile_under_any_launcher, test_machinefile_places_ranks_with_hydra, test_heatmap, test_heatmap_large_job_is_binned, test_draw_load,
              test_picture_errors, test_outputs_that_are_not_plain_files, test_non_utf8_paths_in_the_report,
              test_hybrid_node, test_progress):
     test()

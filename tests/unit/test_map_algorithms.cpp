@@ -860,6 +860,23 @@ TEST(Outputs, LauncherFiles) {
   auto racks = std::make_shared<const topo::Topology>(topo::load_torus("dims 2\nhost rack:a 0\nhost rack:b 1\n", "r.torus"));
   Problem r = problem_on(racks, all_hosts(*racks), 1, test::random_graph(2, 1, 1));
   EXPECT_EQ(openmpi_rankfile(r.machine, {1, 0}), "rank 0=rack:b slot=0\nrank 1=rack:a slot=0\n");
+  // canopy bind reads the rankfile back.
+  std::vector<RankfileEntry> back = read_rankfile("# mapped\n" + openmpi_rankfile(p.machine, slots), "job.rankfile");
+  ASSERT_EQ(back.size(), 3u);
+  EXPECT_EQ(back[0].host, "n1");
+  EXPECT_EQ(back[2].rank, 2);
+  EXPECT_EQ(back[2].cpu, 1);
+  EXPECT_EQ(back[2].line, 4u);
+  for (const char *bad : {"rank 0=n1", "rank x=n1 slot=0", "rank 0= slot=0", "rank 0=n1 slot=-1", "rank 0=n1 slot=0 x",
+                          "rank 0=n1 slot=1:2", "rank 99999999999=n1 slot=0"}) {
+    try {
+      read_rankfile(std::string("\n") + bad + "\n", "job.rankfile");
+      ADD_FAILURE() << bad;
+    } catch (const Error &e) {
+      EXPECT_EQ(e.status(), CANOPY_ERR_PARSE);
+      EXPECT_NE(std::string(e.what()).find("job.rankfile:2: expected 'rank R=HOST slot=CPU'"), std::string::npos) << e.what();
+    }
+  }
   try {
     mpich_machinefile(r.machine, {1, 0});
     ADD_FAILURE() << "no error";

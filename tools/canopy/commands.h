@@ -15,5 +15,6 @@ CommandRunner add_info_command(CLI::App &app);
 CommandRunner add_query_command(CLI::App &app);
 CommandRunner add_map_command(CLI::App &app);
 CommandRunner add_bench_command(CLI::App &app);
+CommandRunner add_bind_command(CLI::App &app);
 
 }  // namespace canopy::cli

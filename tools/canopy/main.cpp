@@ -13,7 +13,7 @@ int main(int argc, char **argv) {
   std::map<CLI::App *, canopy::cli::CommandRunner> commands;
   for (auto add : {canopy::cli::add_topo_command, canopy::cli::add_route_command,
                     canopy::cli::add_query_command, canopy::cli::add_map_command,
-                    canopy::cli::add_info_command, canopy::cli::add_bench_command}) {
+                    canopy::cli::add_bind_command, canopy::cli::add_info_command, canopy::cli::add_bench_command}) {
     size_t before = app.get_subcommands({}).size();
     canopy::cli::CommandRunner run = add(app);
     commands[app.get_subcommands({}).at(before)] = run;
