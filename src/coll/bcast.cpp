@@ -151,21 +151,25 @@ std::optional<LeaderLinks> rate_links(const std::vector<std::string> &hosts, con
 void ask_leader_links(Hierarchy &h) {
   h.leader_links_asked = true;
   CommInfo c(h.leaders);
-  std::string mine = leader_host(h);
-  mine.resize(MPI_MAX_PROCESSOR_NAME, '\0');
-  std::vector<char> names(c.rank == 0 ? mine.size() * static_cast<size_t>(c.size) : 0);
-  check_mpi(PMPI_Gather(mine.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
-                        0, h.leaders),
-            "MPI_Gather");
+  // One message per leader: its host's name, then (without canopyd) its HCA's rate.
+  constexpr size_t kName = MPI_MAX_PROCESSOR_NAME, kEntry = kName + sizeof(double);
+  std::vector<char> mine(kEntry, '\0');
+  std::string host = leader_host(h);
+  std::memcpy(mine.data(), host.data(), std::min(host.size(), kName));  // a longer name is cut short
   double my_gbps = h.config.topo_server.empty() ? leader_hca_gbps(h) : 0;
-  std::vector<double> gbps(c.rank == 0 ? static_cast<size_t>(c.size) : 0);
-  check_mpi(PMPI_Gather(&my_gbps, 1, MPI_DOUBLE, gbps.data(), 1, MPI_DOUBLE, 0, h.leaders), "MPI_Gather");
+  std::memcpy(mine.data() + kName, &my_gbps, sizeof my_gbps);
+  std::vector<char> all(c.rank == 0 ? kEntry * static_cast<size_t>(c.size) : 0);
+  check_mpi(PMPI_Gather(mine.data(), static_cast<int>(kEntry), MPI_BYTE, all.data(), static_cast<int>(kEntry), MPI_BYTE, 0,
+                        h.leaders),
+            "MPI_Gather");
   int known = 0;
   if (c.rank == 0) {
     std::vector<std::string> hosts;
-    for (int l = 0; l < c.size; ++l) {
-      const char *name = &names[static_cast<size_t>(l) * MPI_MAX_PROCESSOR_NAME];
-      hosts.emplace_back(name, strnlen(name, MPI_MAX_PROCESSOR_NAME));  // a longer name was cut short
+    std::vector<double> gbps(static_cast<size_t>(c.size));
+    for (size_t l = 0; l < gbps.size(); ++l) {
+      const char *entry = &all[l * kEntry];
+      hosts.emplace_back(entry, strnlen(entry, kName));
+      std::memcpy(&gbps[l], entry + kName, sizeof(double));
     }
     try {
       if (!h.config.topo_server.empty())
