@@ -47,8 +47,11 @@ NodeLayout NodeLayout::from(const topo::NodeTopology &node, int slots_per_host) 
   size_t rounds = 1;
   for (int c = 0; c < cores; ++c)
     rounds = std::max(rounds, cpus_of_core.emplace_back(level == topo::CpuLevel::PU ? node.core_pus(c) : std::vector<int>{c}).size());
+  // Slots in the order taken, each round sorted: a host with fewer slots takes the first ones
+  // (hosts of unequal size share the largest one's layout), one PU per core before any second.
   std::vector<int> slot_cpu;
-  for (size_t round = 0; round < rounds && static_cast<int>(slot_cpu.size()) < slots_per_host; ++round)
+  for (size_t round = 0; round < rounds && static_cast<int>(slot_cpu.size()) < slots_per_host; ++round) {
+    size_t round_start = slot_cpu.size();
     for (int kind_efficiency : levels) {
       std::vector<int> kind;  // this round's CPUs of the cores at this efficiency, in core order
       for (int c = 0; c < cores; ++c) {
@@ -60,10 +63,11 @@ NodeLayout NodeLayout::from(const topo::NodeTopology &node, int slots_per_host) 
       for (int64_t j = 0; j < std::min(wanted, n); ++j)
         slot_cpu.push_back(kind[static_cast<size_t>(wanted >= n ? j : j * n / wanted)]);
     }
+    std::sort(slot_cpu.begin() + static_cast<std::ptrdiff_t>(round_start), slot_cpu.end());
+  }
   if (static_cast<int>(slot_cpu.size()) < slots_per_host)  // PUs outside every core (an odd XML)
     throw Error(CANOPY_ERR_INVALID_ARG, std::to_string(slots_per_host) + " slots per host, but the cores of the node (" +
                                             node.spec() + ") have " + std::to_string(slot_cpu.size()) + " PUs");
-  std::sort(slot_cpu.begin(), slot_cpu.end());
   return placed(node, level, std::move(slot_cpu));
 }
 

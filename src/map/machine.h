@@ -31,8 +31,10 @@ struct NodeLayout {
       of the last kind they need (slot j on the kind's core j x cores / slots); on a node of
       one kind, slot j on core j x cores / slots. More slots than cores go on PUs: each
       core's first PU as above, then the second PUs spread the same way, and so on (so two
-      slots share a core only where they must). Where Canopy chooses the binding, as in
-      the rankfile `canopy map` writes. Error(INVALID_ARG) for more slots than PUs. */
+      slots share a core only where they must). Local slots in that order, each round's
+      sorted, so that a host with fewer slots, which takes the first ones, has one PU per
+      core before any second. Where Canopy chooses the binding, as in the rankfile
+      `canopy map` writes. Error(INVALID_ARG) for more slots than PUs. */
   static NodeLayout from(const topo::NodeTopology &node, int slots_per_host);
   /** Slot j on CPU @p slot_cpu[j] (logical indexes at @p level): where the ranks already
       sit. Error(INVALID_ARG) for a CPU that does not exist or two slots on one CPU. */

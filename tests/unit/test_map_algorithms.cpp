@@ -374,11 +374,13 @@ TEST(NodeLayout, SlotsBeyondTheCoresGoOnPUs) {
   EXPECT_EQ(cores.slot_cpu, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
   NodeLayout twelve = NodeLayout::from(node, 12);
   EXPECT_EQ(twelve.level, topo::CpuLevel::PU);
-  EXPECT_EQ(twelve.slot_cpu, (std::vector<int>{0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14}));
-  EXPECT_EQ(twelve.slot_package, (std::vector<int>{0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1}));
-  EXPECT_EQ(twelve.slot_distance(0, 1), 1);  // PUs 0 and 1: one core
-  EXPECT_EQ(twelve.slot_distance(1, 2), 2);  // PUs 1 and 2: one package
-  EXPECT_EQ(twelve.slot_distance(0, 6), 3);
+  // Every core's first PU, then the second PUs of cores 0, 2, 4 and 6 (a host with 8 slots of
+  // this layout has one PU per core).
+  EXPECT_EQ(twelve.slot_cpu, (std::vector<int>{0, 2, 4, 6, 8, 10, 12, 14, 1, 5, 9, 13}));
+  EXPECT_EQ(twelve.slot_package, (std::vector<int>{0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 1, 1}));
+  EXPECT_EQ(twelve.slot_distance(0, 8), 1);  // PUs 0 and 1: one core
+  EXPECT_EQ(twelve.slot_distance(0, 1), 2);  // PUs 0 and 2: one package
+  EXPECT_EQ(twelve.slot_distance(0, 4), 3);
   EXPECT_EQ(NodeLayout::from(node, 16).slot_cpu.size(), 16u);
   try {
     NodeLayout::from(node, 17);
@@ -397,17 +399,18 @@ TEST(Mapping, IntraNodeMappingOnPUsPutsPartnersOnOneCore) {
   auto topo = std::make_shared<const topo::Topology>(fabric.topo);
   topo::NodeTopology node = topo::NodeTopology::load("pack:2 core:2 pu:2");
   CommGraphBuilder b(8);
-  for (int v = 0; v < 4; ++v) b.add(v, v + 4, 1000);  // pairs 0-4, 1-5, 2-6, 3-7
-  b.add(0, 1, 100), b.add(4, 5, 100), b.add(2, 3, 100), b.add(6, 7, 100);  // pairs of pairs
+  const int partner[] = {2, 3, 0, 1, 6, 7, 4, 5};  // pairs 0-2, 1-3, 4-6, 5-7: each pair across the packages in order
+  for (int v : {0, 1, 4, 5}) b.add(v, partner[v], 1000);
+  b.add(0, 1, 100), b.add(2, 3, 100), b.add(4, 5, 100), b.add(6, 7, 100);  // pairs of pairs
   for (int v = 0; v + 1 < 8; ++v) b.add(v, v + 1, 1);
   Problem p = problem_on(topo, {fabric.h1}, 8, b.build(), NodeLayout::from(node, 8));
   ASSERT_EQ(p.machine.node()->level, topo::CpuLevel::PU);
   MapResult r = map_processes(p, {"rt"});
   EXPECT_TRUE(r.intra_node);
   auto pu = [&](int v) { return p.machine.node()->slot_cpu[static_cast<size_t>(p.machine.local_slot(r.slot_of_process[static_cast<size_t>(v)]))]; };
-  for (int v = 0; v < 4; ++v) EXPECT_EQ(pu(v) / 2, pu(v + 4) / 2) << "pair " << v;  // one core (synthetic: PUs 2c, 2c + 1)
+  for (int v = 0; v < 8; ++v) EXPECT_EQ(pu(v) / 2, pu(partner[v]) / 2) << "process " << v;  // one core: PUs 2c, 2c + 1
   Metrics mapped = evaluate(p, r.slot_of_process), identity = evaluate(p, identity_placement(p));
-  EXPECT_DOUBLE_EQ(mapped.cross_socket_bytes, 3);  // packages {0, 1, 4, 5} and {2, 3, 6, 7}: light 1-2, 3-4, 5-6 cross
+  EXPECT_DOUBLE_EQ(mapped.cross_socket_bytes, 1);  // packages {0, 1, 2, 3} and {4, 5, 6, 7}: only light 3-4 crosses
   EXPECT_GT(identity.cross_socket_bytes, 1000);
   EXPECT_NE(openmpi_rankfile(p.machine, r.slot_of_process).find("rank 4=h1 slot=" + std::to_string(pu(4)) + "\n"), std::string::npos);
 }
