@@ -20,6 +20,12 @@ bool LineCursor::next(std::string_view &line) {
   return true;
 }
 
+bool LineCursor::next_content(std::string_view &line) {
+  while (next(line))
+    if (!(line = trim(line.substr(0, line.find('#')))).empty()) return true;
+  return false;
+}
+
 std::string_view trim(std::string_view s) {
   while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
   while (!s.empty() && is_space(s.back())) s.remove_suffix(1);

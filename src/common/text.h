@@ -13,6 +13,9 @@ class LineCursor {
  public:
   explicit LineCursor(std::string_view text) : text_(text) {}
   bool next(std::string_view &line);
+  /** The next line with anything before its '#' comment: that part, trimmed (the
+      config-like files: host files, host maps, edge lists, rankfiles). */
+  bool next_content(std::string_view &line);
   size_t number() const { return number_; }
 
  private:

@@ -24,9 +24,7 @@ std::vector<RankfileEntry> read_rankfile(std::string_view text, const std::strin
   std::unordered_map<int, size_t> line_of;
   LineCursor cursor(text);
   std::string_view line;
-  while (cursor.next(line)) {
-    line = trim(line.substr(0, line.find('#')));
-    if (line.empty()) continue;
+  while (cursor.next_content(line)) {
     std::vector<std::string_view> fields = split_fields(line);
     RankfileEntry entry;
     entry.line = cursor.number();

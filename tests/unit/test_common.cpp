@@ -127,6 +127,11 @@ TEST(Text, NumbersFieldsAndGuids) {
   while (cursor.next(line)) lines.emplace_back(line);
   EXPECT_EQ(lines, (std::vector<std::string>{"one", "two", "", "four"}));
   EXPECT_EQ(cursor.number(), 4u);
+  // Lines with content: comments dropped, blanks trimmed, numbers counted over skipped lines.
+  LineCursor content("# head\n  a b  # note\r\n\n   \t\n#\nc\n");
+  std::vector<std::pair<std::string, size_t>> kept;
+  while (content.next_content(line)) kept.emplace_back(line, content.number());
+  EXPECT_EQ(kept, (std::vector<std::pair<std::string, size_t>>{{"a b", 2}, {"c", 6}}));
 }
 
 TEST(FileIo, AtomicWriteReplacesAndReadReportsMissingFiles) {

@@ -31,16 +31,9 @@ void add_hostmap_line(const std::string &line, const std::string &where, std::ve
 
 std::vector<std::string> parse_hostmap(const std::string &text, const std::string &path) {
   std::vector<std::string> hosts;
-  size_t line_no = 0, start = 0;
-  while (start <= text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    std::string line = text.substr(start, end - start);
-    ++line_no;
-    if (size_t hash = line.find('#'); hash != std::string::npos) line.resize(hash);
-    if (line = std::string(trim(line)); !line.empty()) add_hostmap_line(line, path + ":" + std::to_string(line_no), hosts);
-    start = end + 1;
-  }
+  LineCursor cursor(text);
+  for (std::string_view line; cursor.next_content(line);)
+    add_hostmap_line(std::string(line), path + ":" + std::to_string(cursor.number()), hosts);
   if (hosts.empty()) throw Error(CANOPY_ERR_PARSE, path + ":1: the host map names no host");
   return hosts;
 }

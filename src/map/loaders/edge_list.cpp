@@ -27,9 +27,7 @@ CommGraph load_edge_list(std::string_view text, const std::string &file) {
   std::vector<Volume> volumes;
   uint64_t declared = 0, highest = 0;
   size_t declared_line = 0;
-  while (cursor.next(line)) {
-    line = trim(line.substr(0, line.find('#')));
-    if (line.empty()) continue;
+  while (cursor.next_content(line)) {
     std::vector<std::string_view> f = split_fields(line);
     if (f[0] == "processes") {
       if (declared_line || !volumes.empty()) throw parse_error(file, cursor.number(), "'processes' must come once, before the edges");

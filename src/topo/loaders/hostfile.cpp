@@ -22,9 +22,7 @@ std::vector<HostfileEntry> read_hostfile(std::string_view text, const std::strin
   std::vector<HostfileEntry> entries;
   LineCursor cursor(text);
   std::string_view line;
-  while (cursor.next(line)) {
-    line = trim(line.substr(0, line.find('#')));
-    if (line.empty()) continue;
+  while (cursor.next_content(line)) {
     std::vector<std::string_view> fields = split_fields(line);
     HostfileEntry entry{std::string(fields[0]), cursor.number(), 0};
     // "HOST:N" gives slots; a ':' followed by anything else is part of the name.
