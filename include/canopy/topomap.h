@@ -2,7 +2,8 @@
  * @file canopy/topomap.h  Task mapping of a running MPI job (libcanopy-mpi.so).
  *
  * canopy_topomap() computes, for a distributed-graph communicator (made with
- * MPI_Dist_graph_create or MPI_Dist_graph_create_adjacent), the rank each
+ * MPI_Dist_graph_create or MPI_Dist_graph_create_adjacent), or a Cartesian or
+ * graph one (MPI_Cart_create, MPI_Graph_create: each neighbour weighs 1), the rank each
  * process should take so that processes that exchange much sit close together,
  * as MPI_Dist_graph_create with reorder = 1 would (Hoefler and Snir, "Generic
  * topology mapping strategies for large-scale parallel architectures", and
@@ -29,7 +30,7 @@
  * shows the decision. See docs/mapping.md.
  *
  * Status codes: CANOPY_ERR_INVALID_ARG (MPI not initialized or already
- * finalized, MPI_COMM_NULL, not a distributed-graph communicator, newrank NULL
+ * finalized, MPI_COMM_NULL, a communicator without a graph or Cartesian topology, newrank NULL
  * on any rank: every rank fails, an unknown map_algorithm), CANOPY_ERR_UNSUPPORTED
  * (an inter-communicator; bipartitioning on a fabric without coordinates is
  * CANOPY_ERR_INVALID_ARG), CANOPY_ERR_NOT_FOUND (a host missing from the

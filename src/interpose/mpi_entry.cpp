@@ -57,8 +57,9 @@ CANOPY_MPI_EXPORT int MPI_Allreduce(const void *sendbuf, void *recvbuf, int coun
   return canopy::coll::allreduce(sendbuf, recvbuf, count, datatype, op, comm);
 }
 
-// Distributed-graph creation with reorder = 1: MPI builds the graph without reordering,
-// then Canopy maps it and returns a renumbered communicator (src/topomap/topomap.h).
+// Topology constructors with reorder = 1 (distributed graphs, Cartesian grids, MPI-1
+// graphs): MPI builds the topology without reordering, then Canopy maps it and returns a
+// renumbered communicator of the same topology (src/topomap/topomap.h).
 CANOPY_MPI_EXPORT int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
                                                      const int sourceweights[], int outdegree,
                                                      const int destinations[], const int destweights[],
@@ -70,7 +71,7 @@ CANOPY_MPI_EXPORT int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int inde
   if (!canopy::topomap::should_reorder(comm_old, reorder)) return create(reorder, comm_dist_graph);
   MPI_Comm graph = MPI_COMM_NULL;
   if (int rc = create(0, &graph); rc != MPI_SUCCESS) return rc;
-  return canopy::topomap::reorder_graph(comm_old, graph, info, comm_dist_graph);
+  return canopy::topomap::reorder("MPI_Dist_graph_create", graph, info, comm_dist_graph);
 }
 
 CANOPY_MPI_EXPORT int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[],
@@ -82,5 +83,23 @@ CANOPY_MPI_EXPORT int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int 
   if (!canopy::topomap::should_reorder(comm_old, reorder)) return create(reorder, comm_dist_graph);
   MPI_Comm graph = MPI_COMM_NULL;
   if (int rc = create(0, &graph); rc != MPI_SUCCESS) return rc;
-  return canopy::topomap::reorder_graph(comm_old, graph, info, comm_dist_graph);
+  return canopy::topomap::reorder("MPI_Dist_graph_create", graph, info, comm_dist_graph);
+}
+
+CANOPY_MPI_EXPORT int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder,
+                                      MPI_Comm *comm_cart) {
+  if (!canopy::topomap::should_reorder(comm_old, reorder))
+    return PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
+  MPI_Comm cart = MPI_COMM_NULL;
+  if (int rc = PMPI_Cart_create(comm_old, ndims, dims, periods, 0, &cart); rc != MPI_SUCCESS) return rc;
+  return canopy::topomap::reorder("MPI_Cart_create", cart, MPI_INFO_NULL, comm_cart);
+}
+
+CANOPY_MPI_EXPORT int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder,
+                                       MPI_Comm *comm_graph) {
+  if (!canopy::topomap::should_reorder(comm_old, reorder))
+    return PMPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
+  MPI_Comm graph = MPI_COMM_NULL;
+  if (int rc = PMPI_Graph_create(comm_old, nnodes, index, edges, 0, &graph); rc != MPI_SUCCESS) return rc;
+  return canopy::topomap::reorder("MPI_Graph_create", graph, MPI_INFO_NULL, comm_graph);
 }

@@ -24,6 +24,34 @@ struct Adjacency {
   std::vector<int> sources, source_weights, destinations, destination_weights;
 };
 
+// The neighbours of this rank on a Cartesian communicator (both ways along every
+// dimension, MPI_Cart_shift) or an MPI-1 graph communicator (MPI_Graph_neighbors),
+// itself left out.
+std::vector<int> cart_or_graph_neighbours(MPI_Comm comm, int topology) {
+  int rank = 0;
+  check_mpi(PMPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+  std::vector<int> found;
+  if (topology == MPI_CART) {
+    int ndims = 0;
+    check_mpi(PMPI_Cartdim_get(comm, &ndims), "MPI_Cartdim_get");
+    for (int d = 0; d < ndims; ++d) {
+      int lower = MPI_PROC_NULL, upper = MPI_PROC_NULL;
+      check_mpi(PMPI_Cart_shift(comm, d, 1, &lower, &upper), "MPI_Cart_shift");
+      found.insert(found.end(), {lower, upper});
+    }
+  } else {
+    int count = 0;
+    check_mpi(PMPI_Graph_neighbors_count(comm, rank, &count), "MPI_Graph_neighbors_count");
+    found.resize(static_cast<size_t>(std::max(count, 1)));
+    check_mpi(PMPI_Graph_neighbors(comm, rank, count, found.data()), "MPI_Graph_neighbors");
+    found.resize(static_cast<size_t>(count));
+  }
+  std::vector<int> neighbours;
+  for (int r : found)
+    if (r != MPI_PROC_NULL && r != rank) neighbours.push_back(r);
+  return neighbours;
+}
+
 // What one rank contributes to the decision: its host, its core and PU and its out-edges, or that it failed.
 struct LocalPart {
   canopy_status_t status = CANOPY_SUCCESS;
@@ -32,8 +60,16 @@ struct LocalPart {
   Adjacency adjacency;
 };
 
+// Every edge unweighted (1) where the communicator's constructor takes no weights.
 Adjacency adjacency_of(MPI_Comm graph) {
   Adjacency a;
+  int topology = MPI_UNDEFINED;
+  check_mpi(PMPI_Topo_test(graph, &topology), "MPI_Topo_test");
+  if (topology != MPI_DIST_GRAPH) {
+    a.sources = a.destinations = cart_or_graph_neighbours(graph, topology);
+    a.source_weights = a.destination_weights = std::vector<int>(a.sources.size(), 1);
+    return a;
+  }
   int in = 0, out = 0;
   check_mpi(PMPI_Dist_graph_neighbors_count(graph, &in, &out, &a.weighted), "MPI_Dist_graph_neighbors_count");
   // At least one element each: an empty vector's data() may be null, which an MPI may read as MPI_UNWEIGHTED.
@@ -249,26 +285,51 @@ const int *weights_arg(const Adjacency &a, const std::vector<int> &weights) {
   return weights.empty() ? MPI_WEIGHTS_EMPTY : weights.data();
 }
 
-// The reordered communicator: ranks of comm_old split by new rank, and the process
-// that takes new rank v gets vertex v's adjacency. Neighbours keep their numbers:
-// vertex u is played by new rank u.
-void build_renumbered(MPI_Comm comm_old, MPI_Comm graph, const std::vector<int> &new_rank, MPI_Info info,
-                      MPI_Comm *out) {
-  int rank = 0;
-  check_mpi(PMPI_Comm_rank(graph, &rank), "MPI_Comm_rank");
-  std::vector<int> old_of_new(new_rank.size());
-  for (size_t r = 0; r < new_rank.size(); ++r) old_of_new[static_cast<size_t>(new_rank[r])] = static_cast<int>(r);
-  // This rank holds vertex `rank`, which goes to its new owner; it becomes vertex new_rank[rank].
-  Adjacency vertex = unpack(sendrecv_ints(pack(adjacency_of(graph)), old_of_new[static_cast<size_t>(rank)],
-                                          new_rank[static_cast<size_t>(rank)], graph));
+// The reordered communicator: the ranks of @p topology split by new rank, then the same
+// topology built on them without reordering, so that vertex v (grid position v) is played
+// by new rank v; neighbours keep their numbers. On a distributed graph, the process that
+// takes new rank v gets vertex v's adjacency (Cartesian and MPI-1 graph communicators
+// know every rank's neighbours from the shared description).
+void build_renumbered(MPI_Comm topology, const std::vector<int> &new_rank, MPI_Info info, MPI_Comm *out) {
+  int rank = 0, kind = MPI_UNDEFINED;
+  check_mpi(PMPI_Comm_rank(topology, &rank), "MPI_Comm_rank");
+  check_mpi(PMPI_Topo_test(topology, &kind), "MPI_Topo_test");
+  Adjacency vertex;
+  if (kind == MPI_DIST_GRAPH) {
+    std::vector<int> old_of_new(new_rank.size());
+    for (size_t r = 0; r < new_rank.size(); ++r) old_of_new[static_cast<size_t>(new_rank[r])] = static_cast<int>(r);
+    // This rank holds vertex `rank`, which goes to its new owner; it becomes vertex new_rank[rank].
+    vertex = unpack(sendrecv_ints(pack(adjacency_of(topology)), old_of_new[static_cast<size_t>(rank)],
+                                  new_rank[static_cast<size_t>(rank)], topology));
+  }
   MPI_Comm split = MPI_COMM_NULL;
-  check_mpi(PMPI_Comm_split(comm_old, 0, new_rank[static_cast<size_t>(rank)], &split), "MPI_Comm_split");
-  int rc = PMPI_Dist_graph_create_adjacent(
-      split, static_cast<int>(vertex.sources.size()), ranks_arg(vertex.sources), weights_arg(vertex, vertex.source_weights),
-      static_cast<int>(vertex.destinations.size()), ranks_arg(vertex.destinations),
-      weights_arg(vertex, vertex.destination_weights), info, 0, out);
+  check_mpi(PMPI_Comm_split(topology, 0, new_rank[static_cast<size_t>(rank)], &split), "MPI_Comm_split");
+  int rc = MPI_SUCCESS;
+  const char *call = "MPI_Dist_graph_create_adjacent";
+  if (kind == MPI_DIST_GRAPH) {
+    rc = PMPI_Dist_graph_create_adjacent(
+        split, static_cast<int>(vertex.sources.size()), ranks_arg(vertex.sources),
+        weights_arg(vertex, vertex.source_weights), static_cast<int>(vertex.destinations.size()),
+        ranks_arg(vertex.destinations), weights_arg(vertex, vertex.destination_weights), info, 0, out);
+  } else if (kind == MPI_CART) {
+    int ndims = 0;
+    call = "MPI_Cart_create";
+    if ((rc = PMPI_Cartdim_get(topology, &ndims)) == MPI_SUCCESS) {
+      std::vector<int> dims(static_cast<size_t>(std::max(ndims, 1))), periods(dims.size()), coords(dims.size());
+      if ((rc = PMPI_Cart_get(topology, ndims, dims.data(), periods.data(), coords.data())) == MPI_SUCCESS)
+        rc = PMPI_Cart_create(split, ndims, dims.data(), periods.data(), 0, out);
+    }
+  } else {
+    int nodes = 0, edges = 0;
+    call = "MPI_Graph_create";
+    if ((rc = PMPI_Graphdims_get(topology, &nodes, &edges)) == MPI_SUCCESS) {
+      std::vector<int> index(static_cast<size_t>(std::max(nodes, 1))), targets(static_cast<size_t>(std::max(edges, 1)));
+      if ((rc = PMPI_Graph_get(topology, nodes, edges, index.data(), targets.data())) == MPI_SUCCESS)
+        rc = PMPI_Graph_create(split, nodes, index.data(), targets.data(), 0, out);
+    }
+  }
   PMPI_Comm_free(&split);
-  check_mpi(rc, "MPI_Dist_graph_create_adjacent");
+  check_mpi(rc, call);
 }
 
 }  // namespace
@@ -291,9 +352,9 @@ Decision decide(MPI_Comm comm, const std::string &algorithm, const std::string &
     return d;
   };
   if (inter) return local_failure(CANOPY_ERR_UNSUPPORTED, "task mapping: an inter-communicator has no graph to map");
-  if (topology != MPI_DIST_GRAPH)
-    return local_failure(CANOPY_ERR_INVALID_ARG, "task mapping: not a distributed-graph communicator (make one with "
-                                                 "MPI_Dist_graph_create_adjacent)");
+  if (topology != MPI_DIST_GRAPH && topology != MPI_CART && topology != MPI_GRAPH)
+    return local_failure(CANOPY_ERR_INVALID_ARG, "task mapping: not a graph or Cartesian communicator (make one with "
+                                                 "MPI_Dist_graph_create_adjacent or MPI_Cart_create)");
   Decision d;
   try {
     d = decide_collectively(comm, algorithm, argument_error, rank, size);
@@ -310,30 +371,34 @@ bool should_reorder(MPI_Comm comm_old, int reorder) noexcept {
          PMPI_Comm_test_inter(comm_old, &inter) == MPI_SUCCESS && !inter;
 }
 
-int reorder_graph(MPI_Comm comm_old, MPI_Comm graph, MPI_Info info, MPI_Comm *out) {
-  Decision d = decide(graph, "");
-  int rank = 0;
-  PMPI_Comm_rank(graph, &rank);
-  if (d.status != CANOPY_SUCCESS) {
-    if (rank == 0)
-      CANOPY_LOG(Warn, "MPI_Dist_graph_create: task mapping failed (%s: %s); ranks keep their order",
-                 canopy_status_string(d.status), d.message.c_str());
-    *out = graph;
+int reorder(const char *call, MPI_Comm topology, MPI_Info info, MPI_Comm *out) {
+  if (topology == MPI_COMM_NULL) {  // this rank is not in the grid or graph (fewer places than ranks)
+    *out = MPI_COMM_NULL;
     return MPI_SUCCESS;
   }
-  if (rank == 0) CANOPY_LOG(Info, "MPI_Dist_graph_create: %s", d.message.c_str());
+  Decision d = decide(topology, "");
+  int rank = 0;
+  PMPI_Comm_rank(topology, &rank);
+  if (d.status != CANOPY_SUCCESS) {
+    if (rank == 0)
+      CANOPY_LOG(Warn, "%s: task mapping failed (%s: %s); ranks keep their order", call, canopy_status_string(d.status),
+                 d.message.c_str());
+    *out = topology;
+    return MPI_SUCCESS;
+  }
+  if (rank == 0) CANOPY_LOG(Info, "%s: %s", call, d.message.c_str());
   if (!d.mapped) {
-    *out = graph;
+    *out = topology;
     return MPI_SUCCESS;
   }
   try {
-    build_renumbered(comm_old, graph, d.new_rank, info, out);
+    build_renumbered(topology, d.new_rank, info, out);
   } catch (const std::exception &e) {
-    CANOPY_LOG(Error, "MPI_Dist_graph_create: %s", e.what());
-    PMPI_Comm_free(&graph);
+    CANOPY_LOG(Error, "%s: %s", call, e.what());
+    PMPI_Comm_free(&topology);
     return MPI_ERR_OTHER;
   }
-  PMPI_Comm_free(&graph);
+  PMPI_Comm_free(&topology);
   return MPI_SUCCESS;
 }
 

@@ -1,5 +1,6 @@
 // Task mapping inside an MPI job (libcanopy-mpi.so): the C API canopy_topomap*
-// and the reordering behind the intercepted MPI_Dist_graph_create(_adjacent).
+// and the reordering behind the intercepted MPI_Dist_graph_create(_adjacent),
+// MPI_Cart_create and MPI_Graph_create.
 //
 // decide() gathers a distributed-graph communicator's graph (edge weights, 1
 // when unweighted) and every rank's host (CANOPY_HOSTMAP, else the processor
@@ -25,23 +26,27 @@ struct Decision {
   int rank = MPI_UNDEFINED;   // the caller's rank in the communicator, where it has one
 };
 
-/** Collective over @p comm, a distributed-graph intra-communicator; @p algorithm
+/** Collective over @p comm, a distributed-graph, Cartesian or graph intra-communicator
+    (the last two unweighted: each neighbour 1); @p algorithm
     "" takes map_algorithm. Never throws; the same decision on every rank (an
     argument error found locally, such as MPI_COMM_NULL or MPI not initialized,
     returns at once). A non-empty @p argument_error (this rank's caller passed a
     bad argument) fails the mapping on every rank with CANOPY_ERR_INVALID_ARG. */
 Decision decide(MPI_Comm comm, const std::string &algorithm, const std::string &argument_error = {}) noexcept;
 
-/** True when MPI_Dist_graph_create(_adjacent) on @p comm_old with @p reorder
+/** True when a topology constructor on @p comm_old with @p reorder
     should be reordered by Canopy: reorder set, CANOPY_DISABLE off, an
     intra-communicator (anything else goes to PMPI untouched). */
 bool should_reorder(MPI_Comm comm_old, int reorder) noexcept;
 
-/** The rest of MPI_Dist_graph_create(_adjacent) with reorder = 1, after MPI has
-    built @p graph over @p comm_old without reordering: maps it and returns in
-    *@p out either a reordered communicator (rank v playing vertex v, with v's
-    adjacency) or, when the mapping fails or gains nothing, @p graph itself
-    (a warning / info line says why). Frees @p graph when not returned. */
-int reorder_graph(MPI_Comm comm_old, MPI_Comm graph, MPI_Info info, MPI_Comm *out);
+/** The rest of MPI_Dist_graph_create(_adjacent), MPI_Cart_create or
+    MPI_Graph_create (@p call, for the log) with reorder = 1, after MPI has built
+    @p topology without reordering: maps it and returns in *@p out either a
+    reordered communicator of the same topology (rank v playing vertex or grid
+    position v, with v's adjacency) or, when the mapping fails or gains nothing,
+    @p topology itself (a warning / info line says why). Frees @p topology when
+    not returned. MPI_COMM_NULL (a rank left out of a grid or graph smaller than
+    the communicator) is returned as it is, without taking part. */
+int reorder(const char *call, MPI_Comm topology, MPI_Info info, MPI_Comm *out);
 
 }  // namespace canopy::topomap

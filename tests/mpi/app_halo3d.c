@@ -6,11 +6,14 @@
  * do not depend on which process plays which grid position; stderr gets how many ranks
  * were renumbered.
  *
- *   app_halo3d PX PY PZ [--general] [--unweighted] [--iterations N]
+ *   app_halo3d PX PY PZ [--general] [--unweighted] [--cart] [--graph1] [--iterations N]
  *     --general     MPI_Dist_graph_create (each rank states another rank's edges) instead
  *                   of MPI_Dist_graph_create_adjacent
  *     --unweighted  MPI_UNWEIGHTED instead of face sizes as edge weights
- * Exit status 1 when the graph seen on the new communicator is not the stencil's. */
+ *     --cart        MPI_Cart_create (dims PZ x PY x PX, so that x varies fastest as here); the
+ *                   grid may have fewer ranks than the job, which leaves the others out
+ *     --graph1      MPI_Graph_create, the MPI-1 graph of the whole stencil
+ * Exit status 1 when the topology seen on the new communicator is not the stencil's. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,13 +85,54 @@ static int graph_is_stencil(MPI_Comm graph, int rank, int general, int weighted)
   return 1;
 }
 
-static MPI_Comm make_graph(int general, int weighted) {
+enum kind { ADJACENT, GENERAL, CART, GRAPH1 };
+
+/* On a Cartesian or MPI-1 graph communicator: MPI_Cart_shift along each dimension, or
+   MPI_Graph_neighbors, must give the stencil's neighbours. */
+static int topology_is_stencil(MPI_Comm comm, int rank, enum kind kind) {
+  int expected[6], dir[6], n = stencil(rank, expected, dir), found[6], count = 0;
+  if (kind == CART) {
+    for (int d = 0; d < 3; ++d) { /* Cartesian dimension 2 - d is the grid's d */
+      int lower, upper;
+      MPI_Cart_shift(comm, 2 - d, 1, &lower, &upper);
+      if (lower != MPI_PROC_NULL) found[count++] = lower;
+      if (upper != MPI_PROC_NULL) found[count++] = upper;
+    }
+  } else {
+    MPI_Graph_neighbors_count(comm, rank, &count);
+    if (count == n) MPI_Graph_neighbors(comm, rank, 6, found);
+  }
+  if (count != n) {
+    fprintf(stderr, "rank %d: %d neighbours, expected %d\n", rank, count, n);
+    return 0;
+  }
+  for (int i = 0; i < n; ++i)
+    if (found[i] != expected[i]) {
+      fprintf(stderr, "rank %d: neighbour %d is %d, expected %d\n", rank, i, found[i], expected[i]);
+      return 0;
+    }
+  return 1;
+}
+
+static MPI_Comm make_graph(enum kind kind, int weighted) {
   int rank, size, nb[6], dir[6], weights[6];
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   for (int i = 0; i < 6; ++i) weights[i] = N * N * 8;
   MPI_Comm graph;
-  if (general) { /* this rank states the out-edges of the next rank */
+  if (kind == CART) {
+    int cart_dims[3] = {dims[2], dims[1], dims[0]}, periods[3] = {0, 0, 0};
+    MPI_Cart_create(MPI_COMM_WORLD, 3, cart_dims, periods, 1, &graph);
+  } else if (kind == GRAPH1) { /* every rank states the whole graph */
+    int *index = malloc((size_t)size * sizeof *index), *edges = malloc((size_t)size * 6 * sizeof *edges), total = 0;
+    for (int r = 0; r < size; ++r) {
+      total += stencil(r, edges + total, dir);
+      index[r] = total;
+    }
+    MPI_Graph_create(MPI_COMM_WORLD, size, index, edges, 1, &graph);
+    free(index);
+    free(edges);
+  } else if (kind == GENERAL) { /* this rank states the out-edges of the next rank */
     int vertex = (rank + 1) % size, degree = stencil(vertex, nb, dir);
     MPI_Dist_graph_create(MPI_COMM_WORLD, 1, &vertex, &degree, nb, weighted ? weights : MPI_UNWEIGHTED, MPI_INFO_NULL,
                           1, &graph);
@@ -113,10 +157,15 @@ static void face(long long *u, int dir, long long *buf, int to_ghost) {
     }
 }
 
-static void exchange(MPI_Comm graph, int rank, long long *u, long long *bufs) {
-  int in, out, weighted, src[6], dst[6], w[6];
-  MPI_Dist_graph_neighbors_count(graph, &in, &out, &weighted);
-  MPI_Dist_graph_neighbors(graph, in, src, w, out, dst, w);
+static void exchange(MPI_Comm graph, enum kind kind, int rank, long long *u, long long *bufs) {
+  int in, out, weighted, src[6], dst[6], w[6], dir[6];
+  if (kind == CART || kind == GRAPH1) { /* checked to be the stencil */
+    in = out = stencil(rank, src, dir);
+    memcpy(dst, src, sizeof src);
+  } else {
+    MPI_Dist_graph_neighbors_count(graph, &in, &out, &weighted);
+    MPI_Dist_graph_neighbors(graph, in, src, w, out, dst, w);
+  }
   MPI_Request req[12];
   for (int i = 0; i < in; ++i) { /* the neighbour in direction dir sends the face facing us */
     int dir = direction(rank, src[i]);
@@ -150,30 +199,41 @@ static long long step(long long *u, long long *next) {
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
-  int world_rank, size, general = 0, weighted = 1, iterations = 5;
+  int world_rank, size, weighted = 1, iterations = 5;
+  enum kind kind = ADJACENT;
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (argc < 4) {
-    if (world_rank == 0) fprintf(stderr, "usage: %s PX PY PZ [--general] [--unweighted] [--iterations N]\n", argv[0]);
+    if (world_rank == 0)
+      fprintf(stderr, "usage: %s PX PY PZ [--general] [--unweighted] [--cart] [--graph1] [--iterations N]\n", argv[0]);
     MPI_Finalize();
     return 2;
   }
   for (int d = 0; d < 3; ++d) dims[d] = atoi(argv[1 + d]);
   for (int i = 4; i < argc; ++i) {
-    if (!strcmp(argv[i], "--general")) general = 1;
+    if (!strcmp(argv[i], "--general")) kind = GENERAL;
+    if (!strcmp(argv[i], "--cart")) kind = CART;
+    if (!strcmp(argv[i], "--graph1")) kind = GRAPH1;
     if (!strcmp(argv[i], "--unweighted")) weighted = 0;
     if (!strcmp(argv[i], "--iterations") && i + 1 < argc) iterations = atoi(argv[++i]);
   }
-  if (dims[0] * dims[1] * dims[2] != size) {
+  /* A Cartesian grid may be smaller than the job: the ranks left out get MPI_COMM_NULL. */
+  if (kind == CART ? dims[0] * dims[1] * dims[2] > size : dims[0] * dims[1] * dims[2] != size) {
     if (world_rank == 0) fprintf(stderr, "%dx%dx%d is not %d ranks\n", dims[0], dims[1], dims[2], size);
     MPI_Finalize();
     return 2;
   }
 
-  MPI_Comm graph = make_graph(general, weighted);
+  MPI_Comm graph = make_graph(kind, weighted);
+  if (graph == MPI_COMM_NULL) {
+    MPI_Finalize();
+    return 0;
+  }
   int rank, renumbered, ok;
   MPI_Comm_rank(graph, &rank);
-  int moved = rank != world_rank, good = graph_is_stencil(graph, rank, general, weighted);
+  int moved = rank != world_rank;
+  int good = kind == CART || kind == GRAPH1 ? topology_is_stencil(graph, rank, kind)
+                                            : graph_is_stencil(graph, rank, kind == GENERAL, weighted);
   MPI_Allreduce(&moved, &renumbered, 1, MPI_INT, MPI_SUM, graph);
   MPI_Allreduce(&good, &ok, 1, MPI_INT, MPI_MIN, graph);
   if (rank == 0) fprintf(stderr, "renumbered ranks: %d\ngraph check: %s\n", renumbered, ok ? "ok" : "FAILED");
@@ -188,7 +248,7 @@ int main(int argc, char **argv) {
         CELL(u, i, j, k) = ((c[0] * N + i) * 31 + (c[1] * N + j) * 17 + (c[2] * N + k) * 7) % 1000;
   if (rank == 0) printf("grid %dx%dx%d, %d^3 cells per rank, %d iterations\n", dims[0], dims[1], dims[2], N, iterations);
   for (int it = 0; it < iterations; ++it) {
-    exchange(graph, rank, u, bufs);
+    exchange(graph, kind, rank, u, bufs);
     long long local = step(u, next), total = 0;
     long long *t = u;
     u = next;

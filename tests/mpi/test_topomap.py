@@ -7,6 +7,10 @@ Scenarios (NP ranks, the process grid, the hosts the ranks pretend to be on, the
                     under Canopy ranks are renumbered, the graph on the new communicator is
                     each vertex's (the app checks), and the log shows the decision
   general_npN       the same through MPI_Dist_graph_create, unweighted
+  cart_npN          the same through MPI_Cart_create (the grid's neighbours, unweighted); at 8 ranks
+                    also with a grid of 4 ranks (2x2x1: ranks 4-7 are left out, get MPI_COMM_NULL
+                    and take no part in the mapping)
+  graph1_np8        the same through MPI_Graph_create (the MPI-1 graph of the whole stencil)
   uneven_np8        halo_np8 with 3 ranks on one host and 5 on the other: mapped, each host keeping its count
   group_steps_np8   halo_np8 with CANOPY_MAP_ANNEAL_MOVES=5 and CANOPY_MAP_ANNEAL_PROCESS_MOVES=5 (two
                     hosts on the tree), then on two hosts of a ring torus
@@ -78,8 +82,8 @@ def canopy_env(hostmap, fabric, **extra):
 
 
 def halo(np_, app_args, fabric, expect_mapped, check_disabled=False, hosts=None, decision_says="", extra_env=None,
-         decision_absent=None):
-    dims = grid(np_)
+         decision_absent=None, dims=None):
+    dims = dims or grid(np_)
     hostmap = write_hostmap(SCENARIO, hosts or checkerboard(dims, ["node001", "node005"]))
     argv = [HALO] + [str(d) for d in dims] + app_args
     plain_out, plain_err = run(np_, argv)
@@ -87,7 +91,9 @@ def halo(np_, app_args, fabric, expect_mapped, check_disabled=False, hosts=None,
     if out != plain_out:
         sys.exit(f"FAILED: output differs under Canopy:\n--- plain\n{plain_out}--- canopy\n{out}\n{err}")
     moved = renumbered(err)
-    decision = [line for line in err.splitlines() if "MPI_Dist_graph_create:" in line]
+    call = "MPI_Cart_create:" if "--cart" in app_args else "MPI_Graph_create:" if "--graph1" in app_args \
+        else "MPI_Dist_graph_create:"
+    decision = [line for line in err.splitlines() if call in line]
     print(f"plain run: {renumbered(plain_err)} ranks renumbered; under Canopy: {moved}")
     print("\n".join(decision))
     if not decision or decision_says not in decision[0]:
@@ -100,7 +106,7 @@ def halo(np_, app_args, fabric, expect_mapped, check_disabled=False, hosts=None,
         sys.exit(f"FAILED: expected a warning and the identity order:\n{err}")
     if check_disabled:
         out, err = run(np_, argv, canopy_env(hostmap, fabric, CANOPY_DISABLE="1"))
-        if out != plain_out or "MPI_Dist_graph_create:" in err:
+        if out != plain_out or call in err:
             sys.exit(f"FAILED: CANOPY_DISABLE=1 did not pass the call through:\n{out}\n{err}")
         print(f"CANOPY_DISABLE=1: passed through, {renumbered(err)} ranks renumbered")
     print(f"output ({len(plain_out.splitlines())} lines) identical:\n{plain_out}", end="")
@@ -150,6 +156,13 @@ def main():
         halo(np_, [], tree, True, check_disabled=True)
     elif name == "general":
         halo(np_, ["--general", "--unweighted"], tree, True)
+    elif name == "cart":
+        halo(np_, ["--cart"], tree, True, check_disabled=True)
+        if np_ == 8:  # a grid of the first 4 ranks: the other 4 are left out, and only the grid takes part
+            halo(np_, ["--cart"], tree, True, dims=(2, 2, 1), decision_says="4 ranks on 2 hosts x 2 slots",
+                 hosts=checkerboard((2, 2, 1), ["node001", "node005"]) + ["node001"] * 4)
+    elif name == "graph1":
+        halo(np_, ["--graph1"], tree, True)
     elif name == "uneven":  # 3 ranks on node001, 5 on node005; no two of node001's are grid neighbours
         hosts = ["node001", "node005", "node005", "node001", "node005", "node001", "node005", "node005"]
         halo(np_, [], tree, True, hosts=hosts, decision_says="8 ranks on 2 hosts with 3-5 slots")
