@@ -1,13 +1,62 @@
 // MPI_* entry points of libcanopy-mpi.so: linked before libmpi (or LD_PRELOADed),
 // these definitions win over the library's, and PMPI_* reaches the real ones.
-// Only the collectives and graph constructors listed here are intercepted; CANOPY_DISABLE=1 makes
-// every one a plain pass-through.
+// Only the collectives, topology constructors and point-to-point sends listed here are
+// intercepted; CANOPY_DISABLE=1 makes every one a plain pass-through.
 #include <mpi.h>
 
 #include "coll/dispatch.h"
+#include "topomap/recorder.h"
 #include "topomap/topomap.h"
 
 #define CANOPY_MPI_EXPORT extern "C" __attribute__((visibility("default")))
+
+// MPI_Init and MPI_Init_thread start recording the communication graph where map_record_graph
+// asks for it; the sends below count their bytes then (src/topomap/recorder.h).
+CANOPY_MPI_EXPORT int MPI_Init(int *argc, char ***argv) {
+  int rc = PMPI_Init(argc, argv);
+  if (rc == MPI_SUCCESS) canopy::topomap::start_recording();
+  return rc;
+}
+
+CANOPY_MPI_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
+  int rc = PMPI_Init_thread(argc, argv, required, provided);
+  if (rc == MPI_SUCCESS) canopy::topomap::start_recording();
+  return rc;
+}
+
+#define CANOPY_SEND(NAME)                                                                                      \
+  CANOPY_MPI_EXPORT int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) { \
+    canopy::topomap::record_send(count, type, dest, comm);                                                     \
+    return PMPI_##NAME(buf, count, type, dest, tag, comm);                                                     \
+  }
+#define CANOPY_NONBLOCKING_SEND(NAME)                                                                          \
+  CANOPY_MPI_EXPORT int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, \
+                                   MPI_Request *request) {                                                     \
+    canopy::topomap::record_send(count, type, dest, comm);                                                     \
+    return PMPI_##NAME(buf, count, type, dest, tag, comm, request);                                            \
+  }
+CANOPY_SEND(Send)
+CANOPY_SEND(Ssend)
+CANOPY_SEND(Rsend)
+CANOPY_SEND(Bsend)
+CANOPY_NONBLOCKING_SEND(Isend)
+CANOPY_NONBLOCKING_SEND(Issend)
+CANOPY_NONBLOCKING_SEND(Irsend)
+CANOPY_NONBLOCKING_SEND(Ibsend)
+
+CANOPY_MPI_EXPORT int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                                   MPI_Comm comm, MPI_Status *status) {
+  canopy::topomap::record_send(sendcount, sendtype, dest, comm);
+  return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm,
+                       status);
+}
+
+CANOPY_MPI_EXPORT int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int sendtag, int source,
+                                           int recvtag, MPI_Comm comm, MPI_Status *status) {
+  canopy::topomap::record_send(count, type, dest, comm);
+  return PMPI_Sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, status);
+}
 
 CANOPY_MPI_EXPORT int MPI_Bcast(void *buf, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
   if (canopy::coll::disabled()) return PMPI_Bcast(buf, count, datatype, root, comm);

@@ -1,0 +1,141 @@
+#include "topomap/recorder.h"
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "coll/dispatch.h"
+#include "common/file_io.h"
+#include "common/log.h"
+#include "common/params.h"
+
+namespace canopy::topomap {
+namespace {
+
+std::atomic<bool> g_recording{false};  // read without the lock on every send
+std::mutex g_mutex;  // sends from several threads (MPI_THREAD_MULTIPLE) add up one at a time
+std::string g_path;
+std::vector<uint64_t> g_bytes;  // bytes this rank sent to each MPI_COMM_WORLD rank
+int g_ranks_keyval = MPI_KEYVAL_INVALID;  // on a communicator: the MPI_COMM_WORLD rank of each of its ranks
+int g_finalize_keyval = MPI_KEYVAL_INVALID;
+// The communicator of the last send and its ranks (an attribute lookup takes a lock and a hash).
+MPI_Comm g_last_comm = MPI_COMM_NULL;
+const std::vector<int> *g_last_ranks = nullptr;
+
+int delete_ranks(MPI_Comm, int, void *value, void *) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (value == g_last_ranks) g_last_comm = MPI_COMM_NULL, g_last_ranks = nullptr;
+  delete static_cast<std::vector<int> *>(value);
+  return MPI_SUCCESS;
+}
+
+// The MPI_COMM_WORLD rank of every rank of @p comm (MPI_UNDEFINED for a process outside it),
+// kept on the communicator until it is freed.
+const std::vector<int> &world_ranks(MPI_Comm comm) {
+  if (comm == g_last_comm) return *g_last_ranks;
+  void *value = nullptr;
+  int found = 0;
+  PMPI_Comm_get_attr(comm, g_ranks_keyval, &value, &found);
+  if (!found) {
+    int size = 0;
+    PMPI_Comm_size(comm, &size);
+    std::vector<int> ranks(static_cast<size_t>(size)), world(ranks.size(), MPI_UNDEFINED);
+    std::iota(ranks.begin(), ranks.end(), 0);
+    MPI_Group group = MPI_GROUP_NULL, world_group = MPI_GROUP_NULL;
+    PMPI_Comm_group(comm, &group);
+    PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
+    PMPI_Group_translate_ranks(group, size, ranks.data(), world_group, world.data());
+    PMPI_Group_free(&group);
+    PMPI_Group_free(&world_group);
+    value = new std::vector<int>(std::move(world));
+    PMPI_Comm_set_attr(comm, g_ranks_keyval, value);
+  }
+  g_last_comm = comm;
+  g_last_ranks = static_cast<const std::vector<int> *>(value);
+  return *g_last_ranks;
+}
+
+// The counts of every rank on rank 0, written as an edge list.
+void gather_and_write() {
+  int rank = 0, size = 0;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &size);
+  std::vector<uint64_t> mine;  // (destination, bytes) pairs
+  for (size_t dst = 0; dst < g_bytes.size(); ++dst)
+    if (g_bytes[dst] > 0) mine.insert(mine.end(), {dst, g_bytes[dst]});
+  int count = static_cast<int>(mine.size());
+  std::vector<int> counts(rank == 0 ? static_cast<size_t>(size) : 0), displs(counts.size(), 0);
+  PMPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+  for (size_t r = 1; r < counts.size(); ++r) displs[r] = displs[r - 1] + counts[r - 1];
+  std::vector<uint64_t> all(counts.empty() ? 0 : static_cast<size_t>(displs.back() + counts.back()));
+  PMPI_Gatherv(mine.data(), count, MPI_UINT64_T, all.data(), counts.data(), displs.data(), MPI_UINT64_T, 0,
+               MPI_COMM_WORLD);
+  if (rank != 0) return;
+  std::string text = "# the bytes each rank sent each other point to point (MPI_COMM_WORLD ranks), recorded by "
+                     "libcanopy-mpi.so (map_record_graph)\nprocesses " + std::to_string(size) + "\n";
+  uint64_t total = 0;
+  size_t edges = 0;
+  for (size_t src = 0; src < counts.size(); ++src)
+    for (int i = 0; i < counts[src]; i += 2, ++edges) {
+      const uint64_t *pair = &all[static_cast<size_t>(displs[src] + i)];
+      text += std::to_string(src) + " " + std::to_string(pair[0]) + " " + std::to_string(pair[1]) + "\n";
+      total += pair[1];
+    }
+  write_file_atomic(g_path, text);
+  CANOPY_LOG(Info, "map_record_graph: %zu edges between %d ranks, %llu bytes, written to %s", edges, size,
+             static_cast<unsigned long long>(total), g_path.c_str());
+}
+
+// MPI_Finalize deletes MPI_COMM_SELF's attributes first, while MPI still works, on every rank.
+int write_at_finalize(MPI_Comm, int, void *, void *) {
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    g_recording = false;  // what the application's own finalize callbacks send is not counted
+  }
+  try {
+    gather_and_write();
+  } catch (const std::exception &e) {
+    CANOPY_LOG(Warn, "map_record_graph: the graph was not written: %s", e.what());
+  }
+  PMPI_Comm_free_keyval(&g_ranks_keyval);
+  PMPI_Comm_free_keyval(&g_finalize_keyval);
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+void start_recording() noexcept {
+  try {
+    if (coll::disabled() || (g_path = param_string("map_record_graph")).empty()) return;
+    int size = 0;
+    PMPI_Comm_size(MPI_COMM_WORLD, &size);
+    g_bytes.assign(static_cast<size_t>(size), 0);
+    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_ranks, &g_ranks_keyval, nullptr);
+    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, write_at_finalize, &g_finalize_keyval, nullptr);
+    PMPI_Comm_set_attr(MPI_COMM_SELF, g_finalize_keyval, nullptr);
+    g_recording = true;
+  } catch (const std::exception &e) {
+    CANOPY_LOG(Warn, "map_record_graph: not recording: %s", e.what());
+  }
+}
+
+void record_send(int count, MPI_Datatype type, int dest, MPI_Comm comm) noexcept {
+  if (!g_recording.load(std::memory_order_relaxed) || count <= 0 || dest < 0 || comm == MPI_COMM_NULL || type == MPI_DATATYPE_NULL) return;
+  int inter = 1, size = 0, type_size = 0;
+  if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter || PMPI_Comm_size(comm, &size) != MPI_SUCCESS ||
+      dest >= size || PMPI_Type_size(type, &type_size) != MPI_SUCCESS)
+    return;  // MPI says what is wrong
+  try {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    if (!g_recording) return;
+    int world = comm == MPI_COMM_WORLD ? dest : world_ranks(comm)[static_cast<size_t>(dest)];
+    if (world >= 0 && static_cast<size_t>(world) < g_bytes.size())
+      g_bytes[static_cast<size_t>(world)] += static_cast<uint64_t>(count) * static_cast<uint64_t>(type_size);
+  } catch (...) {  // out of memory for a communicator's ranks: that send is not counted
+  }
+}
+
+}  // namespace canopy::topomap
