@@ -107,48 +107,45 @@ CANOPY_MPI_EXPORT int MPI_Allreduce(const void *sendbuf, void *recvbuf, int coun
 }
 
 // Topology constructors with reorder = 1 (distributed graphs, Cartesian grids, MPI-1
-// graphs): MPI builds the topology without reordering, then Canopy maps it and returns a
-// renumbered communicator of the same topology (src/topomap/topomap.h).
+// graphs): MPI builds the topology without reordering (@p create(reorder, out) calls PMPI's),
+// then Canopy maps it and returns a renumbered communicator of the same topology
+// (src/topomap/topomap.h).
+template <class Create>
+int create_topology(const char *call, MPI_Comm comm_old, int reorder, MPI_Info info, MPI_Comm *out, Create create) {
+  if (!canopy::topomap::should_reorder(comm_old, reorder)) return create(reorder, out);
+  MPI_Comm built = MPI_COMM_NULL;
+  if (int rc = create(0, &built); rc != MPI_SUCCESS) return rc;
+  return canopy::topomap::reorder(call, built, info, out);
+}
+
 CANOPY_MPI_EXPORT int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
                                                      const int sourceweights[], int outdegree,
                                                      const int destinations[], const int destweights[],
                                                      MPI_Info info, int reorder, MPI_Comm *comm_dist_graph) {
-  auto create = [&](int reorder_flag, MPI_Comm *out) {
+  return create_topology("MPI_Dist_graph_create", comm_old, reorder, info, comm_dist_graph, [&](int flag, MPI_Comm *out) {
     return PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations,
-                                           destweights, info, reorder_flag, out);
-  };
-  if (!canopy::topomap::should_reorder(comm_old, reorder)) return create(reorder, comm_dist_graph);
-  MPI_Comm graph = MPI_COMM_NULL;
-  if (int rc = create(0, &graph); rc != MPI_SUCCESS) return rc;
-  return canopy::topomap::reorder("MPI_Dist_graph_create", graph, info, comm_dist_graph);
+                                           destweights, info, flag, out);
+  });
 }
 
 CANOPY_MPI_EXPORT int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[],
                                             const int destinations[], const int weights[], MPI_Info info,
                                             int reorder, MPI_Comm *comm_dist_graph) {
-  auto create = [&](int reorder_flag, MPI_Comm *out) {
-    return PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder_flag, out);
-  };
-  if (!canopy::topomap::should_reorder(comm_old, reorder)) return create(reorder, comm_dist_graph);
-  MPI_Comm graph = MPI_COMM_NULL;
-  if (int rc = create(0, &graph); rc != MPI_SUCCESS) return rc;
-  return canopy::topomap::reorder("MPI_Dist_graph_create", graph, info, comm_dist_graph);
+  return create_topology("MPI_Dist_graph_create", comm_old, reorder, info, comm_dist_graph, [&](int flag, MPI_Comm *out) {
+    return PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, flag, out);
+  });
 }
 
 CANOPY_MPI_EXPORT int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder,
                                       MPI_Comm *comm_cart) {
-  if (!canopy::topomap::should_reorder(comm_old, reorder))
-    return PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
-  MPI_Comm cart = MPI_COMM_NULL;
-  if (int rc = PMPI_Cart_create(comm_old, ndims, dims, periods, 0, &cart); rc != MPI_SUCCESS) return rc;
-  return canopy::topomap::reorder("MPI_Cart_create", cart, MPI_INFO_NULL, comm_cart);
+  return create_topology("MPI_Cart_create", comm_old, reorder, MPI_INFO_NULL, comm_cart, [&](int flag, MPI_Comm *out) {
+    return PMPI_Cart_create(comm_old, ndims, dims, periods, flag, out);
+  });
 }
 
 CANOPY_MPI_EXPORT int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder,
                                        MPI_Comm *comm_graph) {
-  if (!canopy::topomap::should_reorder(comm_old, reorder))
-    return PMPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
-  MPI_Comm graph = MPI_COMM_NULL;
-  if (int rc = PMPI_Graph_create(comm_old, nnodes, index, edges, 0, &graph); rc != MPI_SUCCESS) return rc;
-  return canopy::topomap::reorder("MPI_Graph_create", graph, MPI_INFO_NULL, comm_graph);
+  return create_topology("MPI_Graph_create", comm_old, reorder, MPI_INFO_NULL, comm_graph, [&](int flag, MPI_Comm *out) {
+    return PMPI_Graph_create(comm_old, nnodes, index, edges, flag, out);
+  });
 }
