@@ -417,6 +417,11 @@ def test_bind_applies_the_rankfile_under_any_launcher():
                              text=True, env=env)
         check(f"bind error: {says}", run.returncode == 1 and says in run.stderr and not os.path.exists(marker),
               run.stderr)
+    run = subprocess.run([os.path.join(BIN, "canopy"), "bind", "--any-host", other, "--", "sh", "-c",
+                          report.replace("RANK_OF_LAUNCHER", "SLURM_PROCID")], capture_output=True, text=True,
+                         env=dict(os.environ, SLURM_PROCID="0"))
+    check("bind --any-host: another host's line taken", run.returncode == 0 and bound(run) == {0: pus("core:0")},
+          (run.stdout, run.stderr))
     run = subprocess.run([os.path.join(BIN, "canopy"), "bind", rankfile, "--", "no-such-command"], capture_output=True,
                          text=True, env=dict(os.environ, SLURM_PROCID="0"))
     check("bind error: a command that does not exist", run.returncode == 1 and "cannot run no-such-command" in run.stderr,

@@ -25,7 +25,7 @@ namespace {
 
 struct BindOptions {
   std::string rankfile;
-  bool hwthreads = false;
+  bool hwthreads = false, any_host = false;
   std::vector<std::string> command;
 };
 
@@ -66,10 +66,11 @@ int run_bind(const BindOptions &o) {
     throw Error(CANOPY_ERR_NOT_FOUND, o.rankfile + ": no line for rank " + std::to_string(rank) + " (" + variable + ")");
   // A launcher that did not follow the host list would bind the rank on the wrong node.
   std::string host = this_host();
-  if (short_host(host) != short_host(mine->host))
+  if (!o.any_host && short_host(host) != short_host(mine->host))
     throw Error(CANOPY_ERR_INVALID_ARG, "rank " + std::to_string(rank) + " runs on " + host + ", but " + o.rankfile + ":" +
                                             std::to_string(mine->line) + " places it on " + mine->host +
-                                            " (launch with the host list canopy map wrote beside the rankfile)");
+                                            " (launch with the host list canopy map wrote beside the rankfile; "
+                                            "--any-host where the fabric names hosts otherwise)");
   topo::NodeTopology::load("live").bind_process(o.hwthreads ? topo::CpuLevel::PU : topo::CpuLevel::Core, mine->cpu);
   std::vector<char *> argv;
   for (const std::string &a : o.command) argv.push_back(const_cast<char *>(a.c_str()));
@@ -88,10 +89,13 @@ CommandRunner add_bind_command(CLI::App &app) {
   cmd->add_option("command", o->command, "The command and its arguments, after --")->required()->expected(-1);
   cmd->add_flag("--hwthreads", o->hwthreads,
                 "The rankfile's slot= numbers are PUs (hardware threads; canopy map wrote 'slots on PUs'), not cores");
+  cmd->add_flag("--any-host", o->any_host,
+                "Bind even where the rankfile names another host than this one (a fabric that names the hosts "
+                "otherwise, such as node001-ib for node001)");
   cmd->footer("The rank comes from OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK or SLURM_PROCID, the first set;\n"
-              "its line must name this host. The process binds itself to that core (all its PUs) or PU\n"
-              "(hwloc logical index, as in the rankfile), then execs the command. Turn the launcher's own\n"
-              "binding off. See docs/mapping.md.\n"
+              "its line must name this host (short names compared; --any-host skips the check). The process\n"
+              "binds itself to that core (all its PUs) or PU (hwloc logical index, as in the rankfile), then\n"
+              "execs the command. Turn the launcher's own binding off. See docs/cli.md.\n"
               "Example: SLURM_HOSTFILE=job.slurmhosts srun --distribution=arbitrary --cpu-bind=none -n 64 \\\n"
               "           canopy bind job.rankfile -- ./app");
   return [o] { return run_bind(*o); };
