@@ -35,6 +35,13 @@ CANOPY_MPI_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int
     canopy::topomap::record_send(count, type, dest, comm);                                                     \
     return PMPI_##NAME(buf, count, type, dest, tag, comm, request);                                            \
   }
+#define CANOPY_PERSISTENT_SEND(NAME)                                                                           \
+  CANOPY_MPI_EXPORT int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, \
+                                   MPI_Request *request) {                                                     \
+    int rc = PMPI_##NAME(buf, count, type, dest, tag, comm, request);                                          \
+    if (rc == MPI_SUCCESS) canopy::topomap::record_persistent_send(*request, count, type, dest, comm);         \
+    return rc;                                                                                                 \
+  }
 CANOPY_SEND(Send)
 CANOPY_SEND(Ssend)
 CANOPY_SEND(Rsend)
@@ -43,6 +50,25 @@ CANOPY_NONBLOCKING_SEND(Isend)
 CANOPY_NONBLOCKING_SEND(Issend)
 CANOPY_NONBLOCKING_SEND(Irsend)
 CANOPY_NONBLOCKING_SEND(Ibsend)
+CANOPY_PERSISTENT_SEND(Send_init)
+CANOPY_PERSISTENT_SEND(Ssend_init)
+CANOPY_PERSISTENT_SEND(Rsend_init)
+CANOPY_PERSISTENT_SEND(Bsend_init)
+
+CANOPY_MPI_EXPORT int MPI_Start(MPI_Request *request) {
+  if (request) canopy::topomap::record_starts(1, request);
+  return PMPI_Start(request);
+}
+
+CANOPY_MPI_EXPORT int MPI_Startall(int count, MPI_Request requests[]) {
+  canopy::topomap::record_starts(count, requests);
+  return PMPI_Startall(count, requests);
+}
+
+CANOPY_MPI_EXPORT int MPI_Request_free(MPI_Request *request) {
+  if (request) canopy::topomap::forget_request(*request);
+  return PMPI_Request_free(request);
+}
 
 CANOPY_MPI_EXPORT int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
                                    void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,

@@ -5,6 +5,8 @@
 #include <mutex>
 #include <numeric>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "coll/dispatch.h"
@@ -122,20 +124,61 @@ void start_recording() noexcept {
   }
 }
 
-void record_send(int count, MPI_Datatype type, int dest, MPI_Comm comm) noexcept {
-  if (!g_recording.load(std::memory_order_relaxed) || count <= 0 || dest < 0 || comm == MPI_COMM_NULL || type == MPI_DATATYPE_NULL) return;
+namespace {
+
+// A send's destination as an MPI_COMM_WORLD rank and its bytes; {-1, 0} for one not counted
+// (MPI_PROC_NULL, an inter-communicator, arguments MPI will refuse). Under g_mutex.
+std::pair<int, uint64_t> destination(int count, MPI_Datatype type, int dest, MPI_Comm comm) {
   int inter = 1, size = 0, type_size = 0;
-  if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter || PMPI_Comm_size(comm, &size) != MPI_SUCCESS ||
+  if (count <= 0 || dest < 0 || comm == MPI_COMM_NULL || type == MPI_DATATYPE_NULL ||
+      PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter || PMPI_Comm_size(comm, &size) != MPI_SUCCESS ||
       dest >= size || PMPI_Type_size(type, &type_size) != MPI_SUCCESS)
-    return;  // MPI says what is wrong
+    return {-1, 0};
+  int world = comm == MPI_COMM_WORLD ? dest : world_ranks(comm)[static_cast<size_t>(dest)];
+  if (world < 0 || static_cast<size_t>(world) >= g_bytes.size()) return {-1, 0};
+  return {world, static_cast<uint64_t>(count) * static_cast<uint64_t>(type_size)};
+}
+
+void add(std::pair<int, uint64_t> sent) {
+  if (sent.first >= 0) g_bytes[static_cast<size_t>(sent.first)] += sent.second;
+}
+
+// Persistent sends (MPI_Send_init and its forms): where each goes, counted at every start.
+std::unordered_map<MPI_Request, std::pair<int, uint64_t>> g_persistent;
+
+}  // namespace
+
+void record_send(int count, MPI_Datatype type, int dest, MPI_Comm comm) noexcept {
+  if (!g_recording.load(std::memory_order_relaxed)) return;
   try {
     std::lock_guard<std::mutex> lock(g_mutex);
-    if (!g_recording) return;
-    int world = comm == MPI_COMM_WORLD ? dest : world_ranks(comm)[static_cast<size_t>(dest)];
-    if (world >= 0 && static_cast<size_t>(world) < g_bytes.size())
-      g_bytes[static_cast<size_t>(world)] += static_cast<uint64_t>(count) * static_cast<uint64_t>(type_size);
+    if (g_recording) add(destination(count, type, dest, comm));
   } catch (...) {  // out of memory for a communicator's ranks: that send is not counted
   }
+}
+
+void record_persistent_send(MPI_Request request, int count, MPI_Datatype type, int dest, MPI_Comm comm) noexcept {
+  if (!g_recording.load(std::memory_order_relaxed) || request == MPI_REQUEST_NULL) return;
+  try {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    if (std::pair<int, uint64_t> sent = destination(count, type, dest, comm); g_recording && sent.first >= 0)
+      g_persistent[request] = sent;
+  } catch (...) {
+  }
+}
+
+void record_starts(int count, const MPI_Request *requests) noexcept {
+  if (!g_recording.load(std::memory_order_relaxed) || count <= 0 || !requests) return;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (!g_recording || g_persistent.empty()) return;
+  for (int i = 0; i < count; ++i)
+    if (auto it = g_persistent.find(requests[i]); it != g_persistent.end()) add(it->second);
+}
+
+void forget_request(MPI_Request request) noexcept {
+  if (!g_recording.load(std::memory_order_relaxed)) return;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_persistent.erase(request);
 }
 
 }  // namespace canopy::topomap

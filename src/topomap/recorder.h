@@ -3,8 +3,9 @@
 // application makes through libcanopy-mpi.so add their bytes per destination (a rank of
 // MPI_COMM_WORLD), and MPI_Finalize gathers every rank's counts on rank 0, which writes FILE
 // as an edge list ("processes N", then "SRC DST BYTES", the bytes SRC sent DST).
-// Counted: MPI_Send, Isend, Ssend, Issend, Rsend, Irsend, Bsend, Ibsend, Sendrecv and
-// Sendrecv_replace on intra-communicators. Not counted: collectives, persistent requests,
+// Counted: MPI_Send, Isend, Ssend, Issend, Rsend, Irsend, Bsend, Ibsend, Sendrecv,
+// Sendrecv_replace, and the persistent sends (Send_init, Ssend_init, Rsend_init, Bsend_init)
+// at every MPI_Start / MPI_Startall, on intra-communicators. Not counted: collectives,
 // neighbourhood collectives, one-sided and inter-communicator traffic.
 #pragma once
 #include <mpi.h>
@@ -19,5 +20,12 @@ void start_recording() noexcept;
     recording (one branch after the first call); MPI_PROC_NULL, inter-communicators and
     anything MPI would refuse are left to MPI. Never throws. */
 void record_send(int count, MPI_Datatype type, int dest, MPI_Comm comm) noexcept;
+
+/** A persistent send made (MPI_Send_init and its forms): counted at each start. */
+void record_persistent_send(MPI_Request request, int count, MPI_Datatype type, int dest, MPI_Comm comm) noexcept;
+/** MPI_Start / MPI_Startall of @p requests (any kind; the persistent sends among them count). */
+void record_starts(int count, const MPI_Request *requests) noexcept;
+/** MPI_Request_free of @p request, before MPI may hand its handle out again. */
+void forget_request(MPI_Request request) noexcept;
 
 }  // namespace canopy::topomap

@@ -6,13 +6,15 @@
  * do not depend on which process plays which grid position; stderr gets how many ranks
  * were renumbered.
  *
- *   app_halo3d PX PY PZ [--general] [--unweighted] [--cart] [--graph1] [--iterations N]
+ *   app_halo3d PX PY PZ [--general] [--unweighted] [--cart] [--graph1] [--persistent] [--iterations N]
  *     --general     MPI_Dist_graph_create (each rank states another rank's edges) instead
  *                   of MPI_Dist_graph_create_adjacent
  *     --unweighted  MPI_UNWEIGHTED instead of face sizes as edge weights
  *     --cart        MPI_Cart_create (dims PZ x PY x PX, so that x varies fastest as here); the
  *                   grid may have fewer ranks than the job, which leaves the others out
  *     --graph1      MPI_Graph_create, the MPI-1 graph of the whole stencil
+ *     --persistent  persistent requests (MPI_Send_init, MPI_Recv_init, MPI_Startall) instead of
+ *                   MPI_Isend / MPI_Irecv
  * Exit status 1 when the topology seen on the new communicator is not the stencil's. */
 #include <mpi.h>
 #include <stdio.h>
@@ -157,7 +159,11 @@ static void face(long long *u, int dir, long long *buf, int to_ghost) {
     }
 }
 
-static void exchange(MPI_Comm graph, enum kind kind, int rank, long long *u, long long *bufs) {
+/* With @p persistent, the requests are made once (MPI_Recv_init, MPI_Send_init) and started
+   every iteration; freed when @p u is NULL. */
+static void exchange(MPI_Comm graph, enum kind kind, int persistent, int rank, long long *u, long long *bufs) {
+  static MPI_Request kept[12];
+  static int made = 0;
   int in, out, weighted, src[6], dst[6], w[6], dir[6];
   if (kind == CART || kind == GRAPH1) { /* checked to be the stencil */
     in = out = stencil(rank, src, dir);
@@ -166,15 +172,30 @@ static void exchange(MPI_Comm graph, enum kind kind, int rank, long long *u, lon
     MPI_Dist_graph_neighbors_count(graph, &in, &out, &weighted);
     MPI_Dist_graph_neighbors(graph, in, src, w, out, dst, w);
   }
+  if (!u) {
+    for (int i = 0; i < made; ++i) MPI_Request_free(&kept[i]);
+    return;
+  }
   MPI_Request req[12];
   for (int i = 0; i < in; ++i) { /* the neighbour in direction dir sends the face facing us */
     int dir = direction(rank, src[i]);
-    MPI_Irecv(bufs + (size_t)dir * N * N, N * N, MPI_LONG_LONG, src[i], dir ^ 1, graph, &req[i]);
+    if (!persistent)
+      MPI_Irecv(bufs + (size_t)dir * N * N, N * N, MPI_LONG_LONG, src[i], dir ^ 1, graph, &req[i]);
+    else if (!made)
+      MPI_Recv_init(bufs + (size_t)dir * N * N, N * N, MPI_LONG_LONG, src[i], dir ^ 1, graph, &kept[i]);
   }
   for (int i = 0; i < out; ++i) {
     int dir = direction(rank, dst[i]);
     face(u, dir, bufs + (size_t)(6 + dir) * N * N, 0);
-    MPI_Isend(bufs + (size_t)(6 + dir) * N * N, N * N, MPI_LONG_LONG, dst[i], dir, graph, &req[in + i]);
+    if (!persistent)
+      MPI_Isend(bufs + (size_t)(6 + dir) * N * N, N * N, MPI_LONG_LONG, dst[i], dir, graph, &req[in + i]);
+    else if (!made)
+      MPI_Send_init(bufs + (size_t)(6 + dir) * N * N, N * N, MPI_LONG_LONG, dst[i], dir, graph, &kept[in + i]);
+  }
+  if (persistent) {
+    made = in + out;
+    memcpy(req, kept, sizeof kept);
+    MPI_Startall(in + out, req);
   }
   MPI_Status statuses[12]; /* not MPI_STATUSES_IGNORE: GCC takes that for a zero-sized array */
   MPI_Waitall(in + out, req, statuses);
@@ -199,13 +220,13 @@ static long long step(long long *u, long long *next) {
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
-  int world_rank, size, weighted = 1, iterations = 5;
+  int world_rank, size, weighted = 1, iterations = 5, persistent = 0;
   enum kind kind = ADJACENT;
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (argc < 4) {
     if (world_rank == 0)
-      fprintf(stderr, "usage: %s PX PY PZ [--general] [--unweighted] [--cart] [--graph1] [--iterations N]\n", argv[0]);
+      fprintf(stderr, "usage: %s PX PY PZ [--general] [--unweighted] [--cart] [--graph1] [--persistent] [--iterations N]\n", argv[0]);
     MPI_Finalize();
     return 2;
   }
@@ -214,6 +235,7 @@ int main(int argc, char **argv) {
     if (!strcmp(argv[i], "--general")) kind = GENERAL;
     if (!strcmp(argv[i], "--cart")) kind = CART;
     if (!strcmp(argv[i], "--graph1")) kind = GRAPH1;
+    if (!strcmp(argv[i], "--persistent")) persistent = 1;
     if (!strcmp(argv[i], "--unweighted")) weighted = 0;
     if (!strcmp(argv[i], "--iterations") && i + 1 < argc) iterations = atoi(argv[++i]);
   }
@@ -248,7 +270,7 @@ int main(int argc, char **argv) {
         CELL(u, i, j, k) = ((c[0] * N + i) * 31 + (c[1] * N + j) * 17 + (c[2] * N + k) * 7) % 1000;
   if (rank == 0) printf("grid %dx%dx%d, %d^3 cells per rank, %d iterations\n", dims[0], dims[1], dims[2], N, iterations);
   for (int it = 0; it < iterations; ++it) {
-    exchange(graph, kind, rank, u, bufs);
+    exchange(graph, kind, persistent, rank, u, bufs);
     long long local = step(u, next), total = 0;
     long long *t = u;
     u = next;
@@ -262,6 +284,7 @@ int main(int argc, char **argv) {
   local = local * (rank_of(c) + 1);
   MPI_Reduce(&local, &total, 1, MPI_LONG_LONG, MPI_SUM, 0, graph);
   if (rank == 0) printf("position checksum %lld\n", total);
+  exchange(graph, kind, persistent, rank, NULL, bufs); /* frees persistent requests */
   free(u);
   free(next);
   free(bufs);

@@ -12,8 +12,8 @@ Scenarios (NP ranks, the process grid, the hosts the ranks pretend to be on, the
                     and take no part in the mapping)
   graph1_np8        the same through MPI_Graph_create (the MPI-1 graph of the whole stencil)
   record_npN        app_halo3d with CANOPY_MAP_RECORD_GRAPH=FILE, every rank on one host (so no rank
-                    moves): FILE is the stencil's edge list, every face's bytes of every iteration,
-                    the same output as without Canopy
+                    moves), with MPI_Isend and with persistent sends: FILE is the stencil's edge
+                    list, every face's bytes of every iteration, the same output as without Canopy
   uneven_np8        halo_np8 with 3 ranks on one host and 5 on the other: mapped, each host keeping its count
   group_steps_np8   halo_np8 with CANOPY_MAP_ANNEAL_MOVES=5 and CANOPY_MAP_ANNEAL_PROCESS_MOVES=5 (two
                     hosts on the tree), then on two hosts of a ring torus
@@ -121,21 +121,24 @@ def record(np_):
     path = os.path.join(SCRATCH, f"topomap-{SCENARIO}.edges")
     if os.path.exists(path):
         os.remove(path)
-    argv = [HALO] + [str(d) for d in dims] + ["--iterations", "3"]
-    plain_out, _ = run(np_, argv)
-    hostmap = write_hostmap(SCENARIO, ["node001"] * np_)  # one host: nothing to gain, no rank moves
-    out, err = run(np_, argv, canopy_env(hostmap, "slurm:" + TREE, CANOPY_MAP_RECORD_GRAPH=path))
-    if out != plain_out or renumbered(err) != 0:
-        sys.exit(f"FAILED: recording changed the run:\n{out}\n{err}")
-    lines = [line for line in open(path).read().splitlines() if not line.startswith("#")]
-    edges = {tuple(map(int, line.split()[:2])): int(line.split()[2]) for line in lines[1:]}
     px, py, pz = dims
     coords = [(r % px, r // px % py, r // (px * py)) for r in range(np_)]
     expected = {(a, b): 3 * 6 * 6 * 8 for a in range(np_) for b in range(np_)
                 if sum(abs(x - y) for x, y in zip(coords[a], coords[b])) == 1}  # 3 iterations of 6x6 long longs
-    print(f"recorded {len(edges)} edges: {lines[0]}; " + next(l for l in err.splitlines() if "map_record_graph" in l))
-    if lines[0] != f"processes {np_}" or len(lines) != 1 + len(edges) or edges != expected:
-        sys.exit(f"FAILED: the recorded graph is not the stencil's:\n{open(path).read()}\nexpected {expected}")
+    hostmap = write_hostmap(SCENARIO, ["node001"] * np_)  # one host: nothing to gain, no rank moves
+    for sends in ([], ["--persistent"]):  # MPI_Isend; MPI_Send_init and MPI_Startall
+        argv = [HALO] + [str(d) for d in dims] + ["--iterations", "3"] + sends
+        plain_out, _ = run(np_, argv)
+        out, err = run(np_, argv, canopy_env(hostmap, "slurm:" + TREE, CANOPY_MAP_RECORD_GRAPH=path))
+        if out != plain_out or renumbered(err) != 0:
+            sys.exit(f"FAILED: recording changed the run:\n{out}\n{err}")
+        lines = [line for line in open(path).read().splitlines() if not line.startswith("#")]
+        edges = {tuple(map(int, line.split()[:2])): int(line.split()[2]) for line in lines[1:]}
+        print(f"{' '.join(sends) or 'isend'}: recorded {len(edges)} edges: {lines[0]}; " +
+              next(line for line in err.splitlines() if "map_record_graph" in line))
+        if lines[0] != f"processes {np_}" or len(lines) != 1 + len(edges) or edges != expected:
+            sys.exit(f"FAILED: the recorded graph is not the stencil's:\n{open(path).read()}\nexpected {expected}")
+        os.remove(path)
 
 
 def api(np_, torus):
