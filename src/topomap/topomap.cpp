@@ -366,8 +366,16 @@ Decision decide(MPI_Comm comm, const std::string &algorithm, const std::string &
 }
 
 bool should_reorder(MPI_Comm comm_old, int reorder) noexcept {
+  static const bool wanted = [] {
+    try {
+      return param_bool("map_reorder");
+    } catch (const std::exception &e) {
+      CANOPY_LOG(Warn, "%s; topology constructors keep the ranks' order", e.what());
+      return false;
+    }
+  }();
   int inter = 1;
-  return reorder && !coll::disabled() && comm_old != MPI_COMM_NULL &&
+  return reorder && wanted && !coll::disabled() && comm_old != MPI_COMM_NULL &&
          PMPI_Comm_test_inter(comm_old, &inter) == MPI_SUCCESS && !inter;
 }
 

@@ -35,8 +35,8 @@ struct Decision {
 Decision decide(MPI_Comm comm, const std::string &algorithm, const std::string &argument_error = {}) noexcept;
 
 /** True when a topology constructor on @p comm_old with @p reorder
-    should be reordered by Canopy: reorder set, CANOPY_DISABLE off, an
-    intra-communicator (anything else goes to PMPI untouched). */
+    should be reordered by Canopy: reorder set, map_reorder on, CANOPY_DISABLE off,
+    an intra-communicator (anything else goes to PMPI untouched). */
 bool should_reorder(MPI_Comm comm_old, int reorder) noexcept;
 
 /** The rest of MPI_Dist_graph_create(_adjacent), MPI_Cart_create or

@@ -3,7 +3,8 @@
 
 Scenarios (NP ranks, the process grid, the hosts the ranks pretend to be on, the fabric):
   halo_npN          app_halo3d with MPI_Dist_graph_create_adjacent(reorder=1): the same output
-                    without Canopy, with LD_PRELOAD=libcanopy-mpi.so and with CANOPY_DISABLE=1;
+                    without Canopy, with LD_PRELOAD=libcanopy-mpi.so, with CANOPY_DISABLE=1 and
+                    with CANOPY_MAP_REORDER=0 (the last two: no rank renumbered);
                     under Canopy ranks are renumbered, the graph on the new communicator is
                     each vertex's (the app checks), and the log shows the decision
   general_npN       the same through MPI_Dist_graph_create, unweighted
@@ -108,10 +109,12 @@ def halo(np_, app_args, fabric, expect_mapped, check_disabled=False, hosts=None,
     if not expect_mapped and (moved != 0 or "task mapping failed" not in err):
         sys.exit(f"FAILED: expected a warning and the identity order:\n{err}")
     if check_disabled:
-        out, err = run(np_, argv, canopy_env(hostmap, fabric, CANOPY_DISABLE="1"))
-        if out != plain_out or call in err:
-            sys.exit(f"FAILED: CANOPY_DISABLE=1 did not pass the call through:\n{out}\n{err}")
-        print(f"CANOPY_DISABLE=1: passed through, {renumbered(err)} ranks renumbered")
+        for variable in ("CANOPY_DISABLE", "CANOPY_MAP_REORDER"):
+            value = "1" if variable == "CANOPY_DISABLE" else "0"
+            out, err = run(np_, argv, canopy_env(hostmap, fabric, **{variable: value}))
+            if out != plain_out or call in err or renumbered(err) != 0:
+                sys.exit(f"FAILED: {variable}={value} did not pass the call through:\n{out}\n{err}")
+            print(f"{variable}={value}: passed through, {renumbered(err)} ranks renumbered")
     print(f"output ({len(plain_out.splitlines())} lines) identical:\n{plain_out}", end="")
 
 
