@@ -3,7 +3,8 @@
  *   app_topomap_api PX PY PZ HOSTMAP RB_EXPECTATION
  *
  * Builds the PX x PY x PZ stencil (as app_halo3d.c, weights = face bytes) with reorder = 0,
- * asks canopy_topomap, canopy_topomap_tree and canopy_topomap_bipartition for new ranks and
+ * asks canopy_topomap, canopy_topomap_tree and canopy_topomap_bipartition for new ranks (and
+ * canopy_topomap again for the same grid as a Cartesian communicator) and
  * checks on every rank: the same status everywhere, new ranks forming a permutation, and
  * (for the tree mappings) fewer stencil edges between hosts than the current placement,
  * with the hosts read from HOSTMAP (one host name per line, world rank order).
@@ -120,6 +121,12 @@ int main(int argc, char **argv) {
   try_mapping(canopy_topomap, graph, "canopy_topomap", 1, !rb_ok);
   try_mapping(canopy_topomap_tree, graph, "canopy_topomap_tree", 1, !rb_ok);
   try_mapping(canopy_topomap_bipartition, graph, "canopy_topomap_bipartition", rb_ok, 0);
+  /* The same grid as a Cartesian communicator (dims PZ x PY x PX: x varies fastest, as here). */
+  int cart_dims[3] = {dims[2], dims[1], dims[0]}, periods[3] = {0, 0, 0};
+  MPI_Comm cart;
+  MPI_Cart_create(MPI_COMM_WORLD, 3, cart_dims, periods, 0, &cart);
+  try_mapping(canopy_topomap, cart, "canopy_topomap on a Cartesian communicator", 1, !rb_ok);
+  MPI_Comm_free(&cart);
 
   int newrank = -1;
   canopy_status_t status = canopy_topomap(MPI_COMM_WORLD, &newrank);
