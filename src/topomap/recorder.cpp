@@ -10,9 +10,11 @@
 #include <vector>
 
 #include "coll/dispatch.h"
+#include "coll/p2p.h"
 #include "common/file_io.h"
 #include "common/log.h"
 #include "common/params.h"
+#include "topomap/gather.h"
 
 namespace canopy::topomap {
 namespace {
@@ -35,21 +37,26 @@ int delete_ranks(MPI_Comm, int, void *value, void *) {
 }
 
 // The MPI_COMM_WORLD rank of every rank of @p comm (MPI_UNDEFINED for a process outside it),
-// kept on the communicator until it is freed.
+// kept on the communicator until it is freed; none for an inter-communicator, whose sends are
+// not counted. So a send asks MPI about its communicator once, not each time.
 const std::vector<int> &world_ranks(MPI_Comm comm) {
   if (comm == g_last_comm) return *g_last_ranks;
   void *value = nullptr;
   int found = 0;
-  PMPI_Comm_get_attr(comm, g_ranks_keyval, &value, &found);
+  if (PMPI_Comm_get_attr(comm, g_ranks_keyval, &value, &found) != MPI_SUCCESS) {
+    static const std::vector<int> none;
+    return none;  // not a communicator: MPI's own send says so
+  }
   if (!found) {
-    int size = 0;
+    int size = 0, inter = 1;
+    PMPI_Comm_test_inter(comm, &inter);
     PMPI_Comm_size(comm, &size);
-    std::vector<int> ranks(static_cast<size_t>(size)), world(ranks.size(), MPI_UNDEFINED);
+    std::vector<int> ranks(inter ? 0 : static_cast<size_t>(size)), world(ranks.size(), MPI_UNDEFINED);
     std::iota(ranks.begin(), ranks.end(), 0);
     MPI_Group group = MPI_GROUP_NULL, world_group = MPI_GROUP_NULL;
     PMPI_Comm_group(comm, &group);
     PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
-    PMPI_Group_translate_ranks(group, size, ranks.data(), world_group, world.data());
+    PMPI_Group_translate_ranks(group, static_cast<int>(ranks.size()), ranks.data(), world_group, world.data());
     PMPI_Group_free(&group);
     PMPI_Group_free(&world_group);
     value = new std::vector<int>(std::move(world));
@@ -69,23 +76,20 @@ void gather_and_write() {
   for (size_t dst = 0; dst < g_bytes.size(); ++dst)
     if (g_bytes[dst] > 0) mine.insert(mine.end(), {dst, g_bytes[dst]});
   int count = static_cast<int>(mine.size());
-  std::vector<int> counts(rank == 0 ? static_cast<size_t>(size) : 0), displs(counts.size(), 0);
-  PMPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
-  for (size_t r = 1; r < counts.size(); ++r) displs[r] = displs[r - 1] + counts[r - 1];
-  std::vector<uint64_t> all(counts.empty() ? 0 : static_cast<size_t>(displs.back() + counts.back()));
-  PMPI_Gatherv(mine.data(), count, MPI_UINT64_T, all.data(), counts.data(), displs.data(), MPI_UINT64_T, 0,
-               MPI_COMM_WORLD);
+  std::vector<int> counts(rank == 0 ? static_cast<size_t>(size) : 0);
+  coll::check_mpi(PMPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Gather");
+  std::vector<uint64_t> all = gather(mine, counts, MPI_UINT64_T, MPI_COMM_WORLD);
   if (rank != 0) return;
   std::string text = "# the bytes each rank sent each other point to point (MPI_COMM_WORLD ranks), recorded by "
                      "libcanopy-mpi.so (map_record_graph)\nprocesses " + std::to_string(size) + "\n";
   uint64_t total = 0;
-  size_t edges = 0;
+  size_t at = 0;
   for (size_t src = 0; src < counts.size(); ++src)
-    for (int i = 0; i < counts[src]; i += 2, ++edges) {
-      const uint64_t *pair = &all[static_cast<size_t>(displs[src] + i)];
-      text += std::to_string(src) + " " + std::to_string(pair[0]) + " " + std::to_string(pair[1]) + "\n";
-      total += pair[1];
+    for (int i = 0; i < counts[src]; i += 2, at += 2) {
+      text += std::to_string(src) + " " + std::to_string(all[at]) + " " + std::to_string(all[at + 1]) + "\n";
+      total += all[at + 1];
     }
+  size_t edges = all.size() / 2;
   write_file_atomic(g_path, text);
   CANOPY_LOG(Info, "map_record_graph: %zu edges between %d ranks, %llu bytes, written to %s", edges, size,
              static_cast<unsigned long long>(total), g_path.c_str());
@@ -129,12 +133,15 @@ namespace {
 // A send's destination as an MPI_COMM_WORLD rank and its bytes; {-1, 0} for one not counted
 // (MPI_PROC_NULL, an inter-communicator, arguments MPI will refuse). Under g_mutex.
 std::pair<int, uint64_t> destination(int count, MPI_Datatype type, int dest, MPI_Comm comm) {
-  int inter = 1, size = 0, type_size = 0;
+  int type_size = 0;
   if (count <= 0 || dest < 0 || comm == MPI_COMM_NULL || type == MPI_DATATYPE_NULL ||
-      PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter || PMPI_Comm_size(comm, &size) != MPI_SUCCESS ||
-      dest >= size || PMPI_Type_size(type, &type_size) != MPI_SUCCESS)
+      PMPI_Type_size(type, &type_size) != MPI_SUCCESS)
     return {-1, 0};
-  int world = comm == MPI_COMM_WORLD ? dest : world_ranks(comm)[static_cast<size_t>(dest)];
+  int world = dest;
+  if (comm != MPI_COMM_WORLD) {
+    const std::vector<int> &ranks = world_ranks(comm);
+    world = static_cast<size_t>(dest) < ranks.size() ? ranks[static_cast<size_t>(dest)] : -1;
+  }
   if (world < 0 || static_cast<size_t>(world) >= g_bytes.size()) return {-1, 0};
   return {world, static_cast<uint64_t>(count) * static_cast<uint64_t>(type_size)};
 }

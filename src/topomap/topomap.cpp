@@ -11,6 +11,7 @@
 #include "common/log.h"
 #include "common/params.h"
 #include "map/job_mapping.h"
+#include "topomap/gather.h"
 #include "topo/node_topology.h"
 
 namespace canopy::topomap {
@@ -124,18 +125,6 @@ LocalPart local_part(MPI_Comm graph, const std::string &argument_error) {
   });
   if (part.status != CANOPY_SUCCESS) CANOPY_LOG(Warn, "task mapping: %s", canopy_last_error());
   return part;
-}
-
-// MPI_Gatherv of @p mine to rank 0, @p counts[r] elements from rank r (read on rank 0 only).
-template <class T>
-std::vector<T> gather(const std::vector<T> &mine, const std::vector<int> &counts, MPI_Datatype type, MPI_Comm comm) {
-  std::vector<int> displs(counts.size(), 0);
-  for (size_t r = 1; r < counts.size(); ++r) displs[r] = displs[r - 1] + counts[r - 1];
-  std::vector<T> all(counts.empty() ? 0 : static_cast<size_t>(displs.back() + counts.back()));
-  check_mpi(PMPI_Gatherv(mine.data(), static_cast<int>(mine.size()), type, all.data(), counts.data(), displs.data(),
-                         type, 0, comm),
-            "MPI_Gatherv");
-  return all;
 }
 
 // Every rank's part, on rank 0: statuses, hosts, cores, PUs and the graph (out-edges only, so
