@@ -14,14 +14,15 @@
 # flavour F in CANOPY_MPI_FLAVOURS: CANOPY_MPI_F_TARGET (the imported MPI target),
 # CANOPY_MPI_F_SUFFIX (of target and test names), CANOPY_MPI_F_LIBRARY (output name of the
 # drop-in library; empty: none), CANOPY_MPI_F_LAUNCHER (its mpiexec) and
-# CANOPY_MPI_F_OPTIONS (extra compile and link options).
+# CANOPY_MPI_F_OPTIONS (extra compile and link options) and CANOPY_MPI_F_FORTRAN (its Fortran
+# compiler wrapper, for the Fortran test program; empty when it has none).
 
 set(CANOPY_MPI_FLAVOURS "")
 
 macro(canopy_mpi_flavour name)
-  cmake_parse_arguments(_flavour "" "TARGET;SUFFIX;LIBRARY;LAUNCHER" "OPTIONS" ${ARGN})
+  cmake_parse_arguments(_flavour "" "TARGET;SUFFIX;LIBRARY;LAUNCHER;FORTRAN" "OPTIONS" ${ARGN})
   list(APPEND CANOPY_MPI_FLAVOURS ${name})
-  foreach(_key TARGET SUFFIX LIBRARY LAUNCHER OPTIONS)
+  foreach(_key TARGET SUFFIX LIBRARY LAUNCHER FORTRAN OPTIONS)
     set(CANOPY_MPI_${name}_${_key} "${_flavour_${_key}}")
   endforeach()
   string(REPLACE ";" " " _options "${_flavour_OPTIONS}")
@@ -56,13 +57,17 @@ elseif(CANOPY_DEFAULT_MPI_IS_MPICH)
 else()
   set(_canopy_default_mpi mpi)
 endif()
-canopy_mpi_flavour(${_canopy_default_mpi} TARGET MPI::MPI_C LIBRARY canopy-mpi LAUNCHER ${MPIEXEC_EXECUTABLE})
+find_program(CANOPY_MPI_FORTRAN NAMES mpifort.${_canopy_default_mpi} mpifort mpif90)
+canopy_mpi_flavour(${_canopy_default_mpi} TARGET MPI::MPI_C LIBRARY canopy-mpi LAUNCHER ${MPIEXEC_EXECUTABLE}
+                   FORTRAN ${CANOPY_MPI_FORTRAN})
 
 if(CANOPY_WITH_MPICH AND NOT _canopy_default_mpi STREQUAL mpich)
   pkg_check_modules(MPICH QUIET IMPORTED_TARGET mpich)
   find_program(MPICH_LAUNCHER NAMES mpiexec.hydra mpiexec.mpich mpirun.mpich)
+  find_program(MPICH_FORTRAN NAMES mpifort.mpich mpif90.mpich)
   if(MPICH_FOUND AND MPICH_LAUNCHER)
-    canopy_mpi_flavour(mpich TARGET PkgConfig::MPICH SUFFIX _mpich LIBRARY canopy-mpi-mpich LAUNCHER ${MPICH_LAUNCHER})
+    canopy_mpi_flavour(mpich TARGET PkgConfig::MPICH SUFFIX _mpich LIBRARY canopy-mpi-mpich LAUNCHER ${MPICH_LAUNCHER}
+                       FORTRAN ${MPICH_FORTRAN})
   else()
     message(STATUS "MPICH not found (pkg-config mpich and mpiexec.hydra; Debian: mpich libmpich-dev): "
                    "libcanopy-mpi-mpich.so and the MPICH tests are skipped")

@@ -17,8 +17,11 @@ constexpr ElemType integer_type() {
   return s ? ElemType::Int64 : ElemType::UInt64;
 }
 
-// MPI's C basic types that have a predefined operation (MPI-4.1 section 6.9.2); MPI_CHAR is
-// text, not a C integer, for MPI reductions.
+// MPI's C and Fortran basic types that have a predefined operation (MPI-4.1 section 6.9.2);
+// MPI_CHAR is text, not a C integer, for MPI reductions. The Fortran types are taken at the
+// kind of Open MPI's and MPICH's default build (INTEGER and REAL of 4 bytes): the size check
+// in mpi_reduction leaves any other to MPI. Not here, so MPI's own: MPI_LOGICAL (.true. is 1
+// or -1 by compiler), the complex types, MPI_2REAL and MPI_2DOUBLE_PRECISION.
 const std::vector<std::pair<MPI_Datatype, ElemType>> &basic_types() {
   static const std::vector<std::pair<MPI_Datatype, ElemType>> types = {
       {MPI_SIGNED_CHAR, integer_type<signed char>()},
@@ -50,6 +53,16 @@ const std::vector<std::pair<MPI_Datatype, ElemType>> &basic_types() {
       {MPI_BYTE, ElemType::Byte},
       {MPI_2INT, ElemType::TwoInt},
       {MPI_FLOAT_INT, ElemType::FloatInt},
+      {MPI_INTEGER, ElemType::Int32},
+      {MPI_INTEGER1, ElemType::Int8},
+      {MPI_INTEGER2, ElemType::Int16},
+      {MPI_INTEGER4, ElemType::Int32},
+      {MPI_INTEGER8, ElemType::Int64},
+      {MPI_REAL, ElemType::Float},
+      {MPI_DOUBLE_PRECISION, ElemType::Double},
+      {MPI_REAL4, ElemType::Float},
+      {MPI_REAL8, ElemType::Double},
+      {MPI_2INTEGER, ElemType::TwoInt},
   };
   return types;
 }
@@ -62,6 +75,13 @@ const std::vector<std::pair<MPI_Op, ReduceOp>> &predefined_ops() {
       {MPI_BXOR, ReduceOp::Bxor},   {MPI_MINLOC, ReduceOp::MinLoc}, {MPI_MAXLOC, ReduceOp::MaxLoc},
   };
   return ops;
+}
+
+// MPI defines the logical operations on C integers, not on Fortran's (MPI-4.1 section 6.9.2).
+bool fortran_integer(MPI_Datatype type) {
+  for (MPI_Datatype t : {MPI_INTEGER, MPI_INTEGER1, MPI_INTEGER2, MPI_INTEGER4, MPI_INTEGER8})
+    if (type == t) return true;
+  return false;
 }
 
 template <class Handle, class Value>
@@ -77,6 +97,8 @@ Reduction mpi_reduction(MPI_Datatype type, MPI_Op op) {
   const ReduceOp *reduce_op = find(predefined_ops(), op);
   const ElemType *elem = find(basic_types(), type);
   if (!reduce_op || !elem) return {};
+  bool logical = *reduce_op == ReduceOp::Land || *reduce_op == ReduceOp::Lor || *reduce_op == ReduceOp::Lxor;
+  if (logical && fortran_integer(type)) return {};
   Reduction r = reduction_of(*elem, *reduce_op);
   // The C types must match MPI's (a compiler flag like -mlong-double-64 could change one).
   int size = 0;

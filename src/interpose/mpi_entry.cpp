@@ -1,14 +1,13 @@
 // MPI_* entry points of libcanopy-mpi.so: linked before libmpi (or LD_PRELOADed),
 // these definitions win over the library's, and PMPI_* reaches the real ones.
 // Only the collectives, topology constructors and point-to-point sends listed here are
-// intercepted; CANOPY_DISABLE=1 makes every one a plain pass-through.
+// intercepted; CANOPY_DISABLE=1 makes every one a plain pass-through. Fortran programs reach
+// them through MPICH's Fortran bindings, and through mpi_fortran.cpp under Open MPI's.
 #include <mpi.h>
 
 #include "coll/dispatch.h"
+#include "interpose/entry_points.h"
 #include "topomap/recorder.h"
-#include "topomap/topomap.h"
-
-#define CANOPY_MPI_EXPORT extern "C" __attribute__((visibility("default")))
 
 // MPI_Init and MPI_Init_thread start recording the communication graph where map_record_graph
 // asks for it; the sends below count their bytes then (src/topomap/recorder.h).
@@ -130,18 +129,6 @@ CANOPY_MPI_EXPORT int MPI_Allreduce(const void *sendbuf, void *recvbuf, int coun
                                     MPI_Comm comm) {
   if (canopy::coll::disabled()) return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
   return canopy::coll::allreduce(sendbuf, recvbuf, count, datatype, op, comm);
-}
-
-// Topology constructors with reorder = 1 (distributed graphs, Cartesian grids, MPI-1
-// graphs): MPI builds the topology without reordering (@p create(reorder, out) calls PMPI's),
-// then Canopy maps it and returns a renumbered communicator of the same topology
-// (src/topomap/topomap.h).
-template <class Create>
-int create_topology(const char *call, MPI_Comm comm_old, int reorder, MPI_Info info, MPI_Comm *out, Create create) {
-  if (!canopy::topomap::should_reorder(comm_old, reorder)) return create(reorder, out);
-  MPI_Comm built = MPI_COMM_NULL;
-  if (int rc = create(0, &built); rc != MPI_SUCCESS) return rc;
-  return canopy::topomap::reorder(call, built, info, out);
 }
 
 CANOPY_MPI_EXPORT int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],

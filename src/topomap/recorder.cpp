@@ -155,6 +155,8 @@ std::unordered_map<MPI_Request, std::pair<int, uint64_t>> g_persistent;
 
 }  // namespace
 
+bool recording() noexcept { return g_recording.load(std::memory_order_relaxed); }
+
 void record_send(int count, MPI_Datatype type, int dest, MPI_Comm comm) noexcept {
   if (!g_recording.load(std::memory_order_relaxed)) return;
   try {

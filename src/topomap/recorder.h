@@ -16,6 +16,9 @@ namespace canopy::topomap {
     map_record_graph names a file (and CANOPY_DISABLE is off). Never throws. */
 void start_recording() noexcept;
 
+/** Whether sends are being counted now (callers that must convert handles first ask). */
+bool recording() noexcept;
+
 /** A send of @p count elements of @p type to rank @p dest of @p comm. Nothing unless
     recording (one branch after the first call); MPI_PROC_NULL, inter-communicators and
     anything MPI would refuse are left to MPI. Never throws. */

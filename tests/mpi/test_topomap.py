@@ -29,6 +29,10 @@ Scenarios (NP ranks, the process grid, the hosts the ranks pretend to be on, the
                     the decision uses their cores (cross-socket bytes); unbound, it says why not;
                     on a node of one core with two PUs (HWLOC_XMLFILE), bound to hardware
                     threads, it uses their PUs
+  fortran_X_npN     scenario X_npN (halo, cart, record) with HALO_APP the Fortran twin of app_halo3d
+                    (app_halo3d.f90, `use mpi`), which also calls each intercepted collective once
+                    and checks its result: under Canopy each of them is logged as intercepted;
+                    record also with MPI_Sendrecv
 The ranks are spread over two hosts of a Slurm tree (different leaf switches) like a
 checkerboard, the worst placement of a stencil, so a mapping must move ranks.
 """
@@ -38,6 +42,8 @@ import subprocess
 import sys
 
 SCENARIO, RUN_MPI, HALO, API, LIB, SCRATCH, DATA = sys.argv[1:8]
+FORTRAN = SCENARIO.startswith("fortran_")
+COLLECTIVES = ("bcast", "allgather", "barrier", "scatter", "gather", "alltoall", "reduce", "allreduce")
 TREE = os.path.join(DATA, "slurm", "tree.conf")          # node001-004 on leaf0, node005-008 on leaf1
 RING = os.path.join(DATA, "torus", "ring8.torus")        # hosts r0..r7 on an 8-router ring
 
@@ -95,6 +101,11 @@ def halo(np_, app_args, fabric, expect_mapped, check_disabled=False, hosts=None,
     if out != plain_out:
         sys.exit(f"FAILED: output differs under Canopy:\n--- plain\n{plain_out}--- canopy\n{out}\n{err}")
     moved = renumbered(err)
+    if FORTRAN:  # the Fortran program's collectives went through Canopy's and gave the right results
+        missed = [c for c in COLLECTIVES if not re.search(rf"canopy \[info\] {c} \d+ bytes", err)]
+        if "collectives check: ok" not in err or missed:
+            sys.exit(f"FAILED: the Fortran collectives (not intercepted: {missed}):\n{err}")
+        print(f"Fortran collectives intercepted: {', '.join(COLLECTIVES)}; collectives check: ok")
     call = "MPI_Cart_create:" if "--cart" in app_args else "MPI_Graph_create:" if "--graph1" in app_args \
         else "MPI_Dist_graph_create:"
     decision = [line for line in err.splitlines() if call in line]
@@ -129,7 +140,8 @@ def record(np_):
     expected = {(a, b): 3 * 6 * 6 * 8 for a in range(np_) for b in range(np_)
                 if sum(abs(x - y) for x, y in zip(coords[a], coords[b])) == 1}  # 3 iterations of 6x6 long longs
     hostmap = write_hostmap(SCENARIO, ["node001"] * np_)  # one host: nothing to gain, no rank moves
-    for sends in ([], ["--persistent"]):  # MPI_Isend; MPI_Send_init and MPI_Startall
+    # MPI_Isend; MPI_Send_init and MPI_Startall; the Fortran program also MPI_Sendrecv (and MPI_PROC_NULL)
+    for sends in ([], ["--persistent"]) + ((["--sendrecv"],) if FORTRAN else ()):
         argv = [HALO] + [str(d) for d in dims] + ["--iterations", "3"] + sends
         plain_out, _ = run(np_, argv)
         out, err = run(np_, argv, canopy_env(hostmap, "slurm:" + TREE, CANOPY_MAP_RECORD_GRAPH=path))
@@ -181,7 +193,7 @@ def bindings(np_):
 
 
 def main():
-    name, np_ = SCENARIO.rsplit("_np", 1)
+    name, np_ = SCENARIO.removeprefix("fortran_").rsplit("_np", 1)
     np_ = int(np_)
     tree = "slurm:" + TREE
     if name == "halo":

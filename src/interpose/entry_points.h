@@ -1,0 +1,19 @@
+// What the interposed C (mpi_entry.cpp) and Fortran (mpi_fortran.cpp) entry points share.
+#pragma once
+#include <mpi.h>
+
+#include "topomap/topomap.h"
+
+#define CANOPY_MPI_EXPORT extern "C" __attribute__((visibility("default")))
+
+// Topology constructors with reorder = 1 (distributed graphs, Cartesian grids, MPI-1
+// graphs): MPI builds the topology without reordering (@p create(reorder, out) calls MPI's
+// own constructor), then Canopy maps it and returns a renumbered communicator of the same
+// topology (src/topomap/topomap.h).
+template <class Create>
+int create_topology(const char *call, MPI_Comm comm_old, int reorder, MPI_Info info, MPI_Comm *out, Create create) {
+  if (!canopy::topomap::should_reorder(comm_old, reorder)) return create(reorder, out);
+  MPI_Comm built = MPI_COMM_NULL;
+  if (int rc = create(0, &built); rc != MPI_SUCCESS) return rc;
+  return canopy::topomap::reorder(call, built, info, out);
+}
