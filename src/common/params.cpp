@@ -90,7 +90,7 @@ const std::vector<ParamDef> kRegistry = {
     {"map_fabric", ParamType::String, "",
      "Topology source (as canopy map --fabric takes it) that MPI task mapping loads on rank 0; empty: the job's hosts on a single switch."},
     {"map_record_graph", ParamType::String, "",
-     "File that libcanopy-mpi.so writes at MPI_Finalize (rank 0): the bytes each rank sent each other point to point, as an edge list for canopy map --graph; empty: nothing recorded."},
+     "File that libcanopy-mpi.so writes at MPI_Finalize (rank 0): the bytes each rank sent each other point to point and by neighbourhood collectives, as an edge list for canopy map --graph; empty: nothing recorded."},
     {"map_reorder", ParamType::Bool, "1",
      "0: MPI_Dist_graph_create(_adjacent), MPI_Cart_create and MPI_Graph_create with reorder=1 keep the ranks' order under libcanopy-mpi.so (MPI's own constructors; the collectives stay Canopy's)."},
     {"progress_after_s", ParamType::Double, "1",

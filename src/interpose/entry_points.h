@@ -5,6 +5,8 @@
 #include "topomap/topomap.h"
 
 #define CANOPY_MPI_EXPORT extern "C" __attribute__((visibility("default")))
+// A macro argument's parenthesized list, without its parentheses.
+#define CANOPY_UNPARENTHESIZED(...) __VA_ARGS__
 
 // Topology constructors with reorder = 1 (distributed graphs, Cartesian grids, MPI-1
 // graphs): MPI builds the topology without reordering (@p create(reorder, out) calls MPI's

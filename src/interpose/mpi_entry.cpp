@@ -1,7 +1,7 @@
 // MPI_* entry points of libcanopy-mpi.so: linked before libmpi (or LD_PRELOADed),
 // these definitions win over the library's, and PMPI_* reaches the real ones.
-// Only the collectives, topology constructors and point-to-point sends listed here are
-// intercepted; CANOPY_DISABLE=1 makes every one a plain pass-through. Fortran programs reach
+// Only the collectives, topology constructors, point-to-point sends and neighbourhood
+// collectives listed here are intercepted; CANOPY_DISABLE=1 makes every one a plain pass-through. Fortran programs reach
 // them through MPICH's Fortran bindings, and through mpi_fortran.cpp under Open MPI's.
 #include <mpi.h>
 
@@ -82,6 +82,41 @@ CANOPY_MPI_EXPORT int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype ty
   canopy::topomap::record_send(count, type, dest, comm);
   return PMPI_Sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, status);
 }
+
+// Neighbourhood collectives, blocking and not: each block counted for its out-neighbour
+// (BLOCK: what goes to out-neighbour i), then MPI's.
+#define CANOPY_NEIGHBOR_BLOCKS(BLOCK) \
+  canopy::topomap::record_neighbor_sends(comm, [&]([[maybe_unused]] int i) { return std::pair<int, MPI_Datatype> BLOCK; })
+#define CANOPY_NEIGHBOR(NAME, BLOCK, PARAMS, ARGS)                                                \
+  CANOPY_MPI_EXPORT int MPI_Neighbor_##NAME(CANOPY_UNPARENTHESIZED PARAMS) {                        \
+    CANOPY_NEIGHBOR_BLOCKS(BLOCK);                                                                  \
+    return PMPI_Neighbor_##NAME(CANOPY_UNPARENTHESIZED ARGS);                                       \
+  }                                                                                                 \
+  CANOPY_MPI_EXPORT int MPI_Ineighbor_##NAME(CANOPY_UNPARENTHESIZED PARAMS, MPI_Request *request) { \
+    CANOPY_NEIGHBOR_BLOCKS(BLOCK);                                                                  \
+    return PMPI_Ineighbor_##NAME(CANOPY_UNPARENTHESIZED ARGS, request);                             \
+  }
+CANOPY_NEIGHBOR(allgather, (sendcount, sendtype),
+                (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                 MPI_Datatype recvtype, MPI_Comm comm),
+                (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
+CANOPY_NEIGHBOR(allgatherv, (sendcount, sendtype),
+                (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                 const int displs[], MPI_Datatype recvtype, MPI_Comm comm),
+                (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm))
+CANOPY_NEIGHBOR(alltoall, (sendcount, sendtype),
+                (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                 MPI_Datatype recvtype, MPI_Comm comm),
+                (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
+CANOPY_NEIGHBOR(alltoallv, (sendcounts[i], sendtype),
+                (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                 void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm),
+                (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm))
+CANOPY_NEIGHBOR(alltoallw, (sendcounts[i], sendtypes[i]),
+                (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                 const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
+                 const MPI_Datatype recvtypes[], MPI_Comm comm),
+                (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm))
 
 CANOPY_MPI_EXPORT int MPI_Bcast(void *buf, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
   if (canopy::coll::disabled()) return PMPI_Bcast(buf, count, datatype, root, comm);

@@ -3,8 +3,8 @@
 // would pass by every MPI_* of mpi_entry.cpp. The same calls are intercepted here under their
 // Fortran names (lower case, one trailing underscore: gfortran, Intel's and LLVM's compilers):
 // the collectives convert their arguments and call the C entry points; the topology
-// constructors, the point-to-point sends and MPI_Init add Canopy's part to Open MPI's own
-// binding (pmpi_*_, looked up at the first call: only a Fortran program has it loaded).
+// constructors, the point-to-point sends, the neighbourhood collectives and MPI_Init add
+// Canopy's part (the mapping, the graph recorder) to Open MPI's own binding (pmpi_*_, looked up at the first call: only a Fortran program has it loaded).
 // MPICH's Fortran bindings call MPI_*, which reach mpi_entry.cpp without this file.
 // Not covered: Open MPI's `use mpi_f08`, whose bindings call Open MPI's internal and
 // profiling entry points (ompi_*_f, pmpi_*_) directly.
@@ -62,17 +62,18 @@ int fortran_topology(const char *call, F comm_old, F reorder, MPI_Info info, F *
 }  // namespace
 
 #define CANOPY_FORTRAN(name) CANOPY_MPI_EXPORT void mpi_##name##_
-#define CANOPY_OPEN_MPI_BINDING(name, ...) \
-  static auto *const open_mpi = open_mpi_binding<void(__VA_ARGS__)>("pmpi_" #name "_")
+// Inside mpi_NAME_: Open MPI's pmpi_NAME_, of the same type.
+#define CANOPY_OPEN_MPI_BINDING(name) \
+  static auto *const open_mpi = open_mpi_binding<decltype(mpi_##name##_)>("pmpi_" #name "_")
 
 CANOPY_FORTRAN(init)(F *ierr) {
-  CANOPY_OPEN_MPI_BINDING(init, F *);
+  CANOPY_OPEN_MPI_BINDING(init);
   open_mpi(ierr);
   if (*ierr == MPI_SUCCESS) canopy::topomap::start_recording();
 }
 
 CANOPY_FORTRAN(init_thread)(F *required, F *provided, F *ierr) {
-  CANOPY_OPEN_MPI_BINDING(init_thread, F *, F *, F *);
+  CANOPY_OPEN_MPI_BINDING(init_thread);
   open_mpi(required, provided, ierr);
   if (*ierr == MPI_SUCCESS) canopy::topomap::start_recording();
 }
@@ -80,25 +81,25 @@ CANOPY_FORTRAN(init_thread)(F *required, F *provided, F *ierr) {
 // Point-to-point sends: counted by the graph recorder (src/topomap/recorder.h), then Open MPI's.
 #define CANOPY_FORTRAN_SEND(name)                                                                      \
   CANOPY_FORTRAN(name)(void *buf, F *count, F *type, F *dest, F *tag, F *comm, F *ierr) {              \
-    CANOPY_OPEN_MPI_BINDING(name, void *, F *, F *, F *, F *, F *, F *);                              \
+    CANOPY_OPEN_MPI_BINDING(name);                                                                     \
     if (canopy::topomap::recording())                                                                  \
       canopy::topomap::record_send(*count, MPI_Type_f2c(*type), *dest, MPI_Comm_f2c(*comm));           \
     open_mpi(buf, count, type, dest, tag, comm, ierr);                                                 \
   }
 #define CANOPY_FORTRAN_NONBLOCKING_SEND(name)                                                          \
   CANOPY_FORTRAN(name)(void *buf, F *count, F *type, F *dest, F *tag, F *comm, F *request, F *ierr) {  \
-    CANOPY_OPEN_MPI_BINDING(name, void *, F *, F *, F *, F *, F *, F *, F *);                         \
+    CANOPY_OPEN_MPI_BINDING(name);                                                                     \
     if (canopy::topomap::recording())                                                                  \
       canopy::topomap::record_send(*count, MPI_Type_f2c(*type), *dest, MPI_Comm_f2c(*comm));           \
     open_mpi(buf, count, type, dest, tag, comm, request, ierr);                                        \
   }
 #define CANOPY_FORTRAN_PERSISTENT_SEND(name)                                                           \
   CANOPY_FORTRAN(name)(void *buf, F *count, F *type, F *dest, F *tag, F *comm, F *request, F *ierr) {  \
-    CANOPY_OPEN_MPI_BINDING(name, void *, F *, F *, F *, F *, F *, F *, F *);                         \
+    CANOPY_OPEN_MPI_BINDING(name);                                                                     \
     open_mpi(buf, count, type, dest, tag, comm, request, ierr);                                        \
     if (*ierr == MPI_SUCCESS && canopy::topomap::recording())                                          \
-      canopy::topomap::record_persistent_send(MPI_Request_f2c(*request), *count, MPI_Type_f2c(*type), *dest, \
-                                              MPI_Comm_f2c(*comm));                                    \
+      canopy::topomap::record_persistent_send(MPI_Request_f2c(*request), *count, MPI_Type_f2c(*type),   \
+                                              *dest, MPI_Comm_f2c(*comm));                             \
   }
 CANOPY_FORTRAN_SEND(send)
 CANOPY_FORTRAN_SEND(ssend)
@@ -114,7 +115,7 @@ CANOPY_FORTRAN_PERSISTENT_SEND(rsend_init)
 CANOPY_FORTRAN_PERSISTENT_SEND(bsend_init)
 
 CANOPY_FORTRAN(start)(F *request, F *ierr) {
-  CANOPY_OPEN_MPI_BINDING(start, F *, F *);
+  CANOPY_OPEN_MPI_BINDING(start);
   if (canopy::topomap::recording()) {
     MPI_Request c_request = MPI_Request_f2c(*request);
     canopy::topomap::record_starts(1, &c_request);
@@ -123,7 +124,7 @@ CANOPY_FORTRAN(start)(F *request, F *ierr) {
 }
 
 CANOPY_FORTRAN(startall)(F *count, F *requests, F *ierr) {
-  CANOPY_OPEN_MPI_BINDING(startall, F *, F *, F *);
+  CANOPY_OPEN_MPI_BINDING(startall);
   if (canopy::topomap::recording() && *count > 0) {
     std::vector<MPI_Request> c_requests(static_cast<size_t>(*count));
     for (size_t i = 0; i < c_requests.size(); ++i) c_requests[i] = MPI_Request_f2c(requests[i]);
@@ -133,14 +134,14 @@ CANOPY_FORTRAN(startall)(F *count, F *requests, F *ierr) {
 }
 
 CANOPY_FORTRAN(request_free)(F *request, F *ierr) {
-  CANOPY_OPEN_MPI_BINDING(request_free, F *, F *);
+  CANOPY_OPEN_MPI_BINDING(request_free);
   if (canopy::topomap::recording()) canopy::topomap::forget_request(MPI_Request_f2c(*request));
   open_mpi(request, ierr);
 }
 
 CANOPY_FORTRAN(sendrecv)(void *sendbuf, F *sendcount, F *sendtype, F *dest, F *sendtag, void *recvbuf, F *recvcount,
                          F *recvtype, F *source, F *recvtag, F *comm, F *status, F *ierr) {
-  CANOPY_OPEN_MPI_BINDING(sendrecv, void *, F *, F *, F *, F *, void *, F *, F *, F *, F *, F *, F *, F *);
+  CANOPY_OPEN_MPI_BINDING(sendrecv);
   if (canopy::topomap::recording())
     canopy::topomap::record_send(*sendcount, MPI_Type_f2c(*sendtype), *dest, MPI_Comm_f2c(*comm));
   open_mpi(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status,
@@ -149,11 +150,48 @@ CANOPY_FORTRAN(sendrecv)(void *sendbuf, F *sendcount, F *sendtype, F *dest, F *s
 
 CANOPY_FORTRAN(sendrecv_replace)(void *buf, F *count, F *type, F *dest, F *sendtag, F *source, F *recvtag, F *comm,
                                  F *status, F *ierr) {
-  CANOPY_OPEN_MPI_BINDING(sendrecv_replace, void *, F *, F *, F *, F *, F *, F *, F *, F *, F *);
+  CANOPY_OPEN_MPI_BINDING(sendrecv_replace);
   if (canopy::topomap::recording())
     canopy::topomap::record_send(*count, MPI_Type_f2c(*type), *dest, MPI_Comm_f2c(*comm));
   open_mpi(buf, count, type, dest, sendtag, source, recvtag, comm, status, ierr);
 }
+
+// Neighbourhood collectives, blocking and not: counted for the recorder (BLOCK: what goes to
+// out-neighbour i), then Open MPI's.
+#define CANOPY_FORTRAN_NEIGHBOR_BLOCKS(BLOCK)                                                        \
+  if (canopy::topomap::recording())                                                                  \
+    canopy::topomap::record_neighbor_sends(MPI_Comm_f2c(*comm), [&]([[maybe_unused]] int i) {        \
+      return std::pair<int, MPI_Datatype> BLOCK;                                                     \
+    })
+#define CANOPY_FORTRAN_NEIGHBOR(NAME, BLOCK, PARAMS, ARGS)                                           \
+  CANOPY_FORTRAN(neighbor_##NAME)(CANOPY_UNPARENTHESIZED PARAMS, F *ierr) {                          \
+    CANOPY_OPEN_MPI_BINDING(neighbor_##NAME);                                                        \
+    CANOPY_FORTRAN_NEIGHBOR_BLOCKS(BLOCK);                                                           \
+    open_mpi(CANOPY_UNPARENTHESIZED ARGS, ierr);                                                     \
+  }                                                                                                  \
+  CANOPY_FORTRAN(ineighbor_##NAME)(CANOPY_UNPARENTHESIZED PARAMS, F *request, F *ierr) {             \
+    CANOPY_OPEN_MPI_BINDING(ineighbor_##NAME);                                                       \
+    CANOPY_FORTRAN_NEIGHBOR_BLOCKS(BLOCK);                                                           \
+    open_mpi(CANOPY_UNPARENTHESIZED ARGS, request, ierr);                                            \
+  }
+CANOPY_FORTRAN_NEIGHBOR(allgather, (*sendcount, MPI_Type_f2c(*sendtype)),
+                        (void *sendbuf, F *sendcount, F *sendtype, void *recvbuf, F *recvcount, F *recvtype, F *comm),
+                        (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
+CANOPY_FORTRAN_NEIGHBOR(allgatherv, (*sendcount, MPI_Type_f2c(*sendtype)),
+                        (void *sendbuf, F *sendcount, F *sendtype, void *recvbuf, F *recvcounts, F *displs,
+                         F *recvtype, F *comm),
+                        (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm))
+CANOPY_FORTRAN_NEIGHBOR(alltoall, (*sendcount, MPI_Type_f2c(*sendtype)),
+                        (void *sendbuf, F *sendcount, F *sendtype, void *recvbuf, F *recvcount, F *recvtype, F *comm),
+                        (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
+CANOPY_FORTRAN_NEIGHBOR(alltoallv, (sendcounts[i], MPI_Type_f2c(*sendtype)),
+                        (void *sendbuf, F *sendcounts, F *sdispls, F *sendtype, void *recvbuf, F *recvcounts,
+                         F *rdispls, F *recvtype, F *comm),
+                        (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm))
+CANOPY_FORTRAN_NEIGHBOR(alltoallw, (sendcounts[i], MPI_Type_f2c(sendtypes[i])),
+                        (void *sendbuf, F *sendcounts, MPI_Aint *sdispls, F *sendtypes, void *recvbuf,
+                         F *recvcounts, MPI_Aint *rdispls, F *recvtypes, F *comm),
+                        (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm))
 
 // Collectives: the C entry points with C handles.
 CANOPY_FORTRAN(bcast)(void *buf, F *count, F *type, F *root, F *comm, F *ierr) {
@@ -200,7 +238,7 @@ CANOPY_FORTRAN(allreduce)(void *sendbuf, void *recvbuf, F *count, F *type, F *op
 CANOPY_FORTRAN(dist_graph_create_adjacent)(F *comm_old, F *indegree, F *sources, F *sourceweights, F *outdegree,
                                            F *destinations, F *destweights, F *info, F *reorder, F *comm_dist_graph,
                                            F *ierr) {
-  CANOPY_OPEN_MPI_BINDING(dist_graph_create_adjacent, F *, F *, F *, F *, F *, F *, F *, F *, F *, F *, F *);
+  CANOPY_OPEN_MPI_BINDING(dist_graph_create_adjacent);
   *ierr = fortran_topology("MPI_Dist_graph_create", *comm_old, *reorder, MPI_Info_f2c(*info), comm_dist_graph,
                            [&](F *flag, F *out, F *err) {
                              open_mpi(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights,
@@ -210,7 +248,7 @@ CANOPY_FORTRAN(dist_graph_create_adjacent)(F *comm_old, F *indegree, F *sources,
 
 CANOPY_FORTRAN(dist_graph_create)(F *comm_old, F *n, F *sources, F *degrees, F *destinations, F *weights, F *info,
                                   F *reorder, F *comm_dist_graph, F *ierr) {
-  CANOPY_OPEN_MPI_BINDING(dist_graph_create, F *, F *, F *, F *, F *, F *, F *, F *, F *, F *);
+  CANOPY_OPEN_MPI_BINDING(dist_graph_create);
   *ierr = fortran_topology("MPI_Dist_graph_create", *comm_old, *reorder, MPI_Info_f2c(*info), comm_dist_graph,
                            [&](F *flag, F *out, F *err) {
                              open_mpi(comm_old, n, sources, degrees, destinations, weights, info, flag, out, err);
@@ -218,13 +256,13 @@ CANOPY_FORTRAN(dist_graph_create)(F *comm_old, F *n, F *sources, F *degrees, F *
 }
 
 CANOPY_FORTRAN(cart_create)(F *comm_old, F *ndims, F *dims, F *periods, F *reorder, F *comm_cart, F *ierr) {
-  CANOPY_OPEN_MPI_BINDING(cart_create, F *, F *, F *, F *, F *, F *, F *);
+  CANOPY_OPEN_MPI_BINDING(cart_create);
   *ierr = fortran_topology("MPI_Cart_create", *comm_old, *reorder, MPI_INFO_NULL, comm_cart,
                            [&](F *flag, F *out, F *err) { open_mpi(comm_old, ndims, dims, periods, flag, out, err); });
 }
 
 CANOPY_FORTRAN(graph_create)(F *comm_old, F *nnodes, F *index, F *edges, F *reorder, F *comm_graph, F *ierr) {
-  CANOPY_OPEN_MPI_BINDING(graph_create, F *, F *, F *, F *, F *, F *, F *);
+  CANOPY_OPEN_MPI_BINDING(graph_create);
   *ierr = fortran_topology("MPI_Graph_create", *comm_old, *reorder, MPI_INFO_NULL, comm_graph,
                            [&](F *flag, F *out, F *err) { open_mpi(comm_old, nnodes, index, edges, flag, out, err); });
 }

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <mutex>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -23,30 +24,37 @@ std::atomic<bool> g_recording{false};  // read without the lock on every send
 std::mutex g_mutex;  // sends from several threads (MPI_THREAD_MULTIPLE) add up one at a time
 std::string g_path;
 std::vector<uint64_t> g_bytes;  // bytes this rank sent to each MPI_COMM_WORLD rank
-int g_ranks_keyval = MPI_KEYVAL_INVALID;  // on a communicator: the MPI_COMM_WORLD rank of each of its ranks
+int g_comm_keyval = MPI_KEYVAL_INVALID;  // on a communicator: its CommRecord
 int g_finalize_keyval = MPI_KEYVAL_INVALID;
-// The communicator of the last send and its ranks (an attribute lookup takes a lock and a hash).
-MPI_Comm g_last_comm = MPI_COMM_NULL;
-const std::vector<int> *g_last_ranks = nullptr;
 
-int delete_ranks(MPI_Comm, int, void *value, void *) {
+// What the recorder keeps of a communicator until it is freed, so that a send asks MPI about
+// its communicator once, not each time.
+struct CommRecord {
+  // The MPI_COMM_WORLD rank of every rank (MPI_UNDEFINED for a process outside the world);
+  // none for an inter-communicator, whose sends are not counted.
+  std::vector<int> world;
+  // A topology communicator's out-neighbours, in the order of the neighbourhood collectives'
+  // blocks (MPI_PROC_NULL where a Cartesian dimension ends); read at the first such collective.
+  std::optional<std::vector<int>> out_neighbours;
+};
+// The communicator of the last send and its record (an attribute lookup takes a lock and a hash).
+MPI_Comm g_last_comm = MPI_COMM_NULL;
+CommRecord *g_last_record = nullptr;
+
+int delete_record(MPI_Comm, int, void *value, void *) {
   std::lock_guard<std::mutex> lock(g_mutex);
-  if (value == g_last_ranks) g_last_comm = MPI_COMM_NULL, g_last_ranks = nullptr;
-  delete static_cast<std::vector<int> *>(value);
+  if (value == g_last_record) g_last_comm = MPI_COMM_NULL, g_last_record = nullptr;
+  delete static_cast<CommRecord *>(value);
   return MPI_SUCCESS;
 }
 
-// The MPI_COMM_WORLD rank of every rank of @p comm (MPI_UNDEFINED for a process outside it),
-// kept on the communicator until it is freed; none for an inter-communicator, whose sends are
-// not counted. So a send asks MPI about its communicator once, not each time.
-const std::vector<int> &world_ranks(MPI_Comm comm) {
-  if (comm == g_last_comm) return *g_last_ranks;
+// @p comm's record, made at its first send; nullptr for a handle that is no communicator (MPI's
+// own call says so).
+CommRecord *comm_record(MPI_Comm comm) {
+  if (comm == g_last_comm) return g_last_record;
   void *value = nullptr;
   int found = 0;
-  if (PMPI_Comm_get_attr(comm, g_ranks_keyval, &value, &found) != MPI_SUCCESS) {
-    static const std::vector<int> none;
-    return none;  // not a communicator: MPI's own send says so
-  }
+  if (PMPI_Comm_get_attr(comm, g_comm_keyval, &value, &found) != MPI_SUCCESS) return nullptr;
   if (!found) {
     int size = 0, inter = 1;
     PMPI_Comm_test_inter(comm, &inter);
@@ -59,12 +67,46 @@ const std::vector<int> &world_ranks(MPI_Comm comm) {
     PMPI_Group_translate_ranks(group, static_cast<int>(ranks.size()), ranks.data(), world_group, world.data());
     PMPI_Group_free(&group);
     PMPI_Group_free(&world_group);
-    value = new std::vector<int>(std::move(world));
-    PMPI_Comm_set_attr(comm, g_ranks_keyval, value);
+    value = new CommRecord{std::move(world), std::nullopt};
+    PMPI_Comm_set_attr(comm, g_comm_keyval, value);
   }
   g_last_comm = comm;
-  g_last_ranks = static_cast<const std::vector<int> *>(value);
-  return *g_last_ranks;
+  g_last_record = static_cast<CommRecord *>(value);
+  return g_last_record;
+}
+
+// The out-neighbours of topology communicator @p comm in the order of its neighbourhood
+// collectives' send blocks (MPI-4.1 section 8.6): a distributed graph's destinations, an MPI-1
+// graph's neighbours, or along each Cartesian dimension the neighbour at -1, then at +1.
+// Empty for a communicator without a topology (MPI's own call refuses it).
+std::vector<int> out_neighbours(MPI_Comm comm) {
+  int kind = MPI_UNDEFINED;
+  PMPI_Topo_test(comm, &kind);
+  std::vector<int> out;
+  if (kind == MPI_DIST_GRAPH) {
+    int indegree = 0, outdegree = 0, weighted = 0;
+    PMPI_Dist_graph_neighbors_count(comm, &indegree, &outdegree, &weighted);
+    std::vector<int> sources(static_cast<size_t>(indegree) + 1), weights(sources.size() + outdegree);
+    out.resize(static_cast<size_t>(outdegree) + 1);  // never empty: data() is no MPI_UNWEIGHTED
+    PMPI_Dist_graph_neighbors(comm, indegree, sources.data(), weights.data(), outdegree, out.data(),
+                              weights.data() + indegree + 1);
+    out.pop_back();
+  } else if (kind == MPI_GRAPH) {
+    int rank = 0, count = 0;
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Graph_neighbors_count(comm, rank, &count);
+    out.resize(static_cast<size_t>(count));
+    PMPI_Graph_neighbors(comm, rank, count, out.data());
+  } else if (kind == MPI_CART) {
+    int dims = 0;
+    PMPI_Cartdim_get(comm, &dims);
+    for (int d = 0; d < dims; ++d) {
+      int lower = MPI_PROC_NULL, upper = MPI_PROC_NULL;
+      PMPI_Cart_shift(comm, d, 1, &lower, &upper);
+      out.insert(out.end(), {lower, upper});
+    }
+  }
+  return out;
 }
 
 // The counts of every rank on rank 0, written as an edge list.
@@ -80,8 +122,8 @@ void gather_and_write() {
   coll::check_mpi(PMPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Gather");
   std::vector<uint64_t> all = gather(mine, counts, MPI_UINT64_T, MPI_COMM_WORLD);
   if (rank != 0) return;
-  std::string text = "# the bytes each rank sent each other point to point (MPI_COMM_WORLD ranks), recorded by "
-                     "libcanopy-mpi.so (map_record_graph)\nprocesses " + std::to_string(size) + "\n";
+  std::string text = "# the bytes each rank sent each other point to point and by neighbourhood collectives "
+                     "(MPI_COMM_WORLD ranks), recorded by libcanopy-mpi.so (map_record_graph)\nprocesses " + std::to_string(size) + "\n";
   uint64_t total = 0;
   size_t at = 0;
   for (size_t src = 0; src < counts.size(); ++src)
@@ -106,7 +148,7 @@ int write_at_finalize(MPI_Comm, int, void *, void *) {
   } catch (const std::exception &e) {
     CANOPY_LOG(Warn, "map_record_graph: the graph was not written: %s", e.what());
   }
-  PMPI_Comm_free_keyval(&g_ranks_keyval);
+  PMPI_Comm_free_keyval(&g_comm_keyval);
   PMPI_Comm_free_keyval(&g_finalize_keyval);
   return MPI_SUCCESS;
 }
@@ -119,7 +161,7 @@ void start_recording() noexcept {
     int size = 0;
     PMPI_Comm_size(MPI_COMM_WORLD, &size);
     g_bytes.assign(static_cast<size_t>(size), 0);
-    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_ranks, &g_ranks_keyval, nullptr);
+    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_record, &g_comm_keyval, nullptr);
     PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, write_at_finalize, &g_finalize_keyval, nullptr);
     PMPI_Comm_set_attr(MPI_COMM_SELF, g_finalize_keyval, nullptr);
     g_recording = true;
@@ -139,8 +181,8 @@ std::pair<int, uint64_t> destination(int count, MPI_Datatype type, int dest, MPI
     return {-1, 0};
   int world = dest;
   if (comm != MPI_COMM_WORLD) {
-    const std::vector<int> &ranks = world_ranks(comm);
-    world = static_cast<size_t>(dest) < ranks.size() ? ranks[static_cast<size_t>(dest)] : -1;
+    const CommRecord *record = comm_record(comm);
+    world = record && static_cast<size_t>(dest) < record->world.size() ? record->world[static_cast<size_t>(dest)] : -1;
   }
   if (world < 0 || static_cast<size_t>(world) >= g_bytes.size()) return {-1, 0};
   return {world, static_cast<uint64_t>(count) * static_cast<uint64_t>(type_size)};
@@ -163,6 +205,22 @@ void record_send(int count, MPI_Datatype type, int dest, MPI_Comm comm) noexcept
     std::lock_guard<std::mutex> lock(g_mutex);
     if (g_recording) add(destination(count, type, dest, comm));
   } catch (...) {  // out of memory for a communicator's ranks: that send is not counted
+  }
+}
+
+void record_neighbor_sends(MPI_Comm comm, const std::function<std::pair<int, MPI_Datatype>(int)> &block) noexcept {
+  if (!g_recording.load(std::memory_order_relaxed)) return;
+  try {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    CommRecord *record = g_recording && comm != MPI_COMM_NULL ? comm_record(comm) : nullptr;
+    if (!record) return;
+    if (!record->out_neighbours) record->out_neighbours = out_neighbours(comm);
+    const std::vector<int> &out = *record->out_neighbours;
+    for (size_t i = 0; i < out.size(); ++i) {
+      auto [count, type] = block(static_cast<int>(i));
+      add(destination(count, type, out[i], comm));
+    }
+  } catch (...) {
   }
 }
 

@@ -1,14 +1,20 @@
 // The communication graph of a running job, for `canopy map`: with the parameter
-// map_record_graph set (CANOPY_MAP_RECORD_GRAPH=FILE), the point-to-point sends the
-// application makes through libcanopy-mpi.so add their bytes per destination (a rank of
-// MPI_COMM_WORLD), and MPI_Finalize gathers every rank's counts on rank 0, which writes FILE
-// as an edge list ("processes N", then "SRC DST BYTES", the bytes SRC sent DST).
+// map_record_graph set (CANOPY_MAP_RECORD_GRAPH=FILE), the point-to-point sends and
+// neighbourhood collectives the application makes through libcanopy-mpi.so add their bytes per
+// destination (a rank of MPI_COMM_WORLD), and MPI_Finalize gathers every rank's counts on
+// rank 0, which writes FILE as an edge list ("processes N", then "SRC DST BYTES", the bytes SRC
+// sent DST).
 // Counted: MPI_Send, Isend, Ssend, Issend, Rsend, Irsend, Bsend, Ibsend, Sendrecv,
-// Sendrecv_replace, and the persistent sends (Send_init, Ssend_init, Rsend_init, Bsend_init)
-// at every MPI_Start / MPI_Startall, on intra-communicators. Not counted: collectives,
-// neighbourhood collectives, one-sided and inter-communicator traffic.
+// Sendrecv_replace, the persistent sends (Send_init, Ssend_init, Rsend_init, Bsend_init)
+// at every MPI_Start / MPI_Startall, and the neighbourhood collectives (MPI_Neighbor_allgather(v),
+// alltoall(v,w) and their MPI_Ineighbor_ forms: each block to its out-neighbour), on
+// intra-communicators. Not counted: the other collectives, one-sided and inter-communicator
+// traffic.
 #pragma once
 #include <mpi.h>
+
+#include <functional>
+#include <utility>
 
 namespace canopy::topomap {
 
@@ -23,6 +29,10 @@ bool recording() noexcept;
     recording (one branch after the first call); MPI_PROC_NULL, inter-communicators and
     anything MPI would refuse are left to MPI. Never throws. */
 void record_send(int count, MPI_Datatype type, int dest, MPI_Comm comm) noexcept;
+
+/** A neighbourhood collective on the topology communicator @p comm: @p block(i) is what it
+    sends its i-th out-neighbour (elements, type), in MPI's order of the send blocks. */
+void record_neighbor_sends(MPI_Comm comm, const std::function<std::pair<int, MPI_Datatype>(int)> &block) noexcept;
 
 /** A persistent send made (MPI_Send_init and its forms): counted at each start. */
 void record_persistent_send(MPI_Request request, int count, MPI_Datatype type, int dest, MPI_Comm comm) noexcept;

@@ -6,7 +6,8 @@
  * do not depend on which process plays which grid position; stderr gets how many ranks
  * were renumbered.
  *
- *   app_halo3d PX PY PZ [--general] [--unweighted] [--cart] [--graph1] [--persistent] [--iterations N]
+ *   app_halo3d PX PY PZ [--general] [--unweighted] [--cart] [--graph1] [--persistent | --neighbor]
+ *              [--iterations N]
  *     --general     MPI_Dist_graph_create (each rank states another rank's edges) instead
  *                   of MPI_Dist_graph_create_adjacent
  *     --unweighted  MPI_UNWEIGHTED instead of face sizes as edge weights
@@ -15,6 +16,9 @@
  *     --graph1      MPI_Graph_create, the MPI-1 graph of the whole stencil
  *     --persistent  persistent requests (MPI_Send_init, MPI_Recv_init, MPI_Startall) instead of
  *                   MPI_Isend / MPI_Irecv
+ *     --neighbor    neighbourhood collectives on the new communicator instead: MPI_Neighbor_alltoall,
+ *                   MPI_Ineighbor_alltoallv and MPI_Neighbor_alltoallw in turn, and at the end each
+ *                   rank's rank to its neighbours by MPI_Ineighbor_allgather (checked)
  * Exit status 1 when the topology seen on the new communicator is not the stencil's. */
 #include <mpi.h>
 #include <stdio.h>
@@ -48,6 +52,14 @@ static int stencil(int rank, int nb[6], int dir[6]) {
       dir[n++] = 2 * d + side;
     }
   return n;
+}
+
+/* The neighbour of @p rank in direction @p dir, MPI_PROC_NULL at the grid's edge. */
+static int neighbour_towards(int rank, int dir) {
+  int c[3];
+  coords_of(rank, c);
+  c[dir / 2] += dir % 2 ? 1 : -1;
+  return c[dir / 2] < 0 || c[dir / 2] >= dims[dir / 2] ? MPI_PROC_NULL : rank_of(c);
 }
 
 /* Direction from @p rank to its stencil neighbour @p other, -1 if it is none. */
@@ -159,19 +171,76 @@ static void face(long long *u, int dir, long long *buf, int to_ghost) {
     }
 }
 
+/* The neighbours of @p rank in the order of the neighbourhood collectives' blocks: a distributed
+   graph's sources and destinations, an MPI-1 graph's neighbours (checked to be the stencil), along
+   each Cartesian dimension the neighbour at -1, then at +1 (MPI_PROC_NULL at the grid's edge;
+   Cartesian dimension 2 - d is the grid's d). */
+static void neighbours(MPI_Comm graph, enum kind kind, int rank, int src[6], int *in, int dst[6], int *out) {
+  int weighted, w[6], dir[6];
+  if (kind == CART) {
+    *in = *out = 6;
+    for (int j = 0; j < 6; ++j) src[j] = dst[j] = neighbour_towards(rank, 2 * (2 - j / 2) + j % 2);
+  } else if (kind == GRAPH1) {
+    *in = *out = stencil(rank, src, dir);
+    memcpy(dst, src, 6 * sizeof *src);
+  } else {
+    MPI_Dist_graph_neighbors_count(graph, in, out, &weighted);
+    MPI_Dist_graph_neighbors(graph, *in, src, w, *out, dst, w);
+  }
+}
+
+/* One exchange by a neighbourhood collective: MPI_Neighbor_alltoall, MPI_Ineighbor_alltoallv or
+   MPI_Neighbor_alltoallw, as @p call is 0, 1 or 2. */
+static void exchange_by_collective(MPI_Comm graph, enum kind kind, int call, int rank, long long *u,
+                                   long long *bufs) {
+  int in, out, src[6], dst[6], counts[6], displs[6];
+  MPI_Aint byte_displs[6];
+  MPI_Datatype types[6];
+  neighbours(graph, kind, rank, src, &in, dst, &out);
+  long long *sent = bufs + 6 * N * N, *received = bufs;
+  for (int j = 0; j < out; ++j)
+    if (dst[j] != MPI_PROC_NULL) face(u, direction(rank, dst[j]), sent + (size_t)j * N * N, 0);
+  for (int j = 0; j < 6; ++j) {
+    counts[j] = N * N, displs[j] = j * N * N, types[j] = MPI_LONG_LONG;
+    byte_displs[j] = (MPI_Aint)j * N * N * (MPI_Aint)sizeof(long long);
+  }
+  if (call == 0) {
+    MPI_Neighbor_alltoall(sent, N * N, MPI_LONG_LONG, received, N * N, MPI_LONG_LONG, graph);
+  } else if (call == 1) {
+    MPI_Request request;
+    MPI_Ineighbor_alltoallv(sent, counts, displs, MPI_LONG_LONG, received, counts, displs, MPI_LONG_LONG, graph,
+                            &request);
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+  } else {
+    MPI_Neighbor_alltoallw(sent, counts, byte_displs, types, received, counts, byte_displs, types, graph);
+  }
+  for (int j = 0; j < in; ++j)
+    if (src[j] != MPI_PROC_NULL) face(u, direction(rank, src[j]), received + (size_t)j * N * N, 1);
+}
+
+/* Each rank's rank to its neighbours by MPI_Ineighbor_allgather: 1 when every one received is
+   the neighbour's. */
+static int allgather_ranks(MPI_Comm graph, enum kind kind, int rank) {
+  int in, out, src[6], dst[6], got[6], ok = 1;
+  neighbours(graph, kind, rank, src, &in, dst, &out);
+  MPI_Request request;
+  MPI_Ineighbor_allgather(&rank, 1, MPI_INT, got, 1, MPI_INT, graph, &request);
+  MPI_Wait(&request, MPI_STATUS_IGNORE);
+  for (int j = 0; j < in; ++j)
+    if (src[j] != MPI_PROC_NULL && got[j] != src[j]) {
+      fprintf(stderr, "rank %d: block %d of MPI_Ineighbor_allgather is %d, expected %d\n", rank, j, got[j], src[j]);
+      ok = 0;
+    }
+  return ok;
+}
+
 /* With @p persistent, the requests are made once (MPI_Recv_init, MPI_Send_init) and started
    every iteration; freed when @p u is NULL. */
 static void exchange(MPI_Comm graph, enum kind kind, int persistent, int rank, long long *u, long long *bufs) {
   static MPI_Request kept[12];
   static int made = 0;
-  int in, out, weighted, src[6], dst[6], w[6], dir[6];
-  if (kind == CART || kind == GRAPH1) { /* checked to be the stencil */
-    in = out = stencil(rank, src, dir);
-    memcpy(dst, src, sizeof src);
-  } else {
-    MPI_Dist_graph_neighbors_count(graph, &in, &out, &weighted);
-    MPI_Dist_graph_neighbors(graph, in, src, w, out, dst, w);
-  }
+  int in, out, src[6], dst[6];
+  neighbours(graph, kind == CART ? GRAPH1 : kind, rank, src, &in, dst, &out); /* the stencil's order */
   if (!u) {
     for (int i = 0; i < made; ++i) MPI_Request_free(&kept[i]);
     return;
@@ -220,13 +289,14 @@ static long long step(long long *u, long long *next) {
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
-  int world_rank, size, weighted = 1, iterations = 5, persistent = 0;
+  int world_rank, size, weighted = 1, iterations = 5, persistent = 0, neighbor = 0;
   enum kind kind = ADJACENT;
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (argc < 4) {
     if (world_rank == 0)
-      fprintf(stderr, "usage: %s PX PY PZ [--general] [--unweighted] [--cart] [--graph1] [--persistent] [--iterations N]\n", argv[0]);
+      fprintf(stderr, "usage: %s PX PY PZ [--general] [--unweighted] [--cart] [--graph1] [--persistent | --neighbor] "
+                      "[--iterations N]\n", argv[0]);
     MPI_Finalize();
     return 2;
   }
@@ -236,6 +306,7 @@ int main(int argc, char **argv) {
     if (!strcmp(argv[i], "--cart")) kind = CART;
     if (!strcmp(argv[i], "--graph1")) kind = GRAPH1;
     if (!strcmp(argv[i], "--persistent")) persistent = 1;
+    if (!strcmp(argv[i], "--neighbor")) neighbor = 1;
     if (!strcmp(argv[i], "--unweighted")) weighted = 0;
     if (!strcmp(argv[i], "--iterations") && i + 1 < argc) iterations = atoi(argv[++i]);
   }
@@ -270,7 +341,10 @@ int main(int argc, char **argv) {
         CELL(u, i, j, k) = ((c[0] * N + i) * 31 + (c[1] * N + j) * 17 + (c[2] * N + k) * 7) % 1000;
   if (rank == 0) printf("grid %dx%dx%d, %d^3 cells per rank, %d iterations\n", dims[0], dims[1], dims[2], N, iterations);
   for (int it = 0; it < iterations; ++it) {
-    exchange(graph, kind, persistent, rank, u, bufs);
+    if (neighbor)
+      exchange_by_collective(graph, kind, it % 3, rank, u, bufs);
+    else
+      exchange(graph, kind, persistent, rank, u, bufs);
     long long local = step(u, next), total = 0;
     long long *t = u;
     u = next;
@@ -284,6 +358,11 @@ int main(int argc, char **argv) {
   local = local * (rank_of(c) + 1);
   MPI_Reduce(&local, &total, 1, MPI_LONG_LONG, MPI_SUM, 0, graph);
   if (rank == 0) printf("position checksum %lld\n", total);
+  if (neighbor) {
+    int mine = allgather_ranks(graph, kind, rank), all;
+    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, graph);
+    ok = ok && all;
+  }
   exchange(graph, kind, persistent, rank, NULL, bufs); /* frees persistent requests */
   free(u);
   free(next);

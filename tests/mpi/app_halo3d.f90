@@ -8,11 +8,13 @@
 ! checksums, which do not depend on which process plays which grid position; stderr gets how
 ! many ranks were renumbered and the checks.
 !
-!   app_halo3d_fortran PX PY PZ [--cart] [--persistent | --sendrecv] [--iterations N]
+!   app_halo3d_fortran PX PY PZ [--cart] [--persistent | --sendrecv | --neighbor] [--iterations N]
 !     (default)     MPI_DIST_GRAPH_CREATE_ADJACENT, face sizes as edge weights
 !     --cart        MPI_CART_CREATE (dims PZ x PY x PX, so that x varies fastest as here)
 !     --persistent  MPI_SEND_INIT, MPI_RECV_INIT and MPI_STARTALL instead of MPI_ISEND / MPI_IRECV
 !     --sendrecv    MPI_SENDRECV, one direction after the other (MPI_PROC_NULL where none)
+!     --neighbor    MPI_NEIGHBOR_ALLTOALL (MPI_INEIGHBOR_ALLTOALLV on odd iterations), and at the end
+!                   each rank's rank to its neighbours by MPI_INEIGHBOR_ALLGATHER (checked)
 ! Exit status 1 when a check fails.
 module halo_grid
   implicit none
@@ -86,8 +88,8 @@ program halo3d
   integer :: ierr, world_rank, world_size, rank, size, graph, iterations, i, d, it, count, lower, upper
   integer :: nb(6), dir(6), found(6), weights(6), cart_dims(3), requests(12), moved, good, ok
   integer :: in, out, src(6), dst(6), sw(6), dw(6), c(3), value, expected
-  integer :: towards(0:5)
-  logical :: cart, persistent, exchange_by_sendrecv, weighted, periods(3)
+  integer :: towards(0:5), peers(0:5), peer_dir(0:5), blocks, j, request, got(0:5)
+  logical :: cart, persistent, exchange_by_sendrecv, neighbor, weighted, periods(3)
   character(len=32) :: arg
   integer(8), allocatable :: u(:, :, :), next(:, :, :), positions(:), sendbuf(:, :), recvbuf(:, :)
   integer(8) :: local, total, gathered_total
@@ -99,10 +101,11 @@ program halo3d
   cart = .false.
   persistent = .false.
   exchange_by_sendrecv = .false.
+  neighbor = .false.
   iterations = 5
   if (command_argument_count() < 3) then
     if (world_rank == 0) write (0, '(a)') &
-      'usage: app_halo3d_fortran PX PY PZ [--cart] [--persistent | --sendrecv] [--iterations N]'
+      'usage: app_halo3d_fortran PX PY PZ [--cart] [--persistent | --sendrecv | --neighbor] [--iterations N]'
     call MPI_FINALIZE(ierr)
     stop 2
   end if
@@ -116,6 +119,7 @@ program halo3d
     if (arg == '--cart') cart = .true.
     if (arg == '--persistent') persistent = .true.
     if (arg == '--sendrecv') exchange_by_sendrecv = .true.
+    if (arg == '--neighbor') neighbor = .true.
     if (arg == '--iterations') then
       i = i + 1
       call get_command_argument(i, arg)
@@ -147,6 +151,17 @@ program halo3d
   count = stencil(rank, nb, dir)
   towards = MPI_PROC_NULL
   towards(dir(1:count)) = nb(1:count)
+  ! The neighbours in the order of the neighbourhood collectives' blocks: the graph's (the
+  ! stencil's), or along each Cartesian dimension the one at -1, then at +1.
+  if (cart) then
+    blocks = 6
+    peer_dir = [(2 * (2 - j / 2) + mod(j, 2), j = 0, 5)]
+    peers = towards(peer_dir)
+  else
+    blocks = count
+    peer_dir(0:count - 1) = dir(1:count)
+    peers(0:count - 1) = nb(1:count)
+  end if
   good = 1
   if (cart) then
     found = -1
@@ -201,26 +216,11 @@ program halo3d
     end do
   end if
   do it = 0, iterations - 1
-    do i = 1, count
-      call face(u, dir(i), sendbuf(:, dir(i)), .false.)
-    end do
-    if (persistent) then
-      call MPI_STARTALL(2 * count, requests, ierr)
-    else if (exchange_by_sendrecv) then  ! each face to the neighbour in direction d, from the one opposite
-      do d = 0, 5
-        call MPI_SENDRECV(sendbuf(:, d), n * n, MPI_INTEGER8, towards(d), d, recvbuf(:, ieor(d, 1)), n * n, &
-                          MPI_INTEGER8, towards(ieor(d, 1)), d, graph, MPI_STATUS_IGNORE, ierr)
-      end do
+    if (neighbor) then
+      call exchange_by_collective(mod(it, 2) == 1)
     else
-      do i = 1, count
-        call MPI_IRECV(recvbuf(:, dir(i)), n * n, MPI_INTEGER8, nb(i), ieor(dir(i), 1), graph, requests(i), ierr)
-        call MPI_ISEND(sendbuf(:, dir(i)), n * n, MPI_INTEGER8, nb(i), dir(i), graph, requests(count + i), ierr)
-      end do
+      call exchange_by_messages()
     end if
-    if (.not. exchange_by_sendrecv) call MPI_WAITALL(2 * count, requests, MPI_STATUSES_IGNORE, ierr)
-    do i = 1, count
-      call face(u, dir(i), recvbuf(:, dir(i)), .true.)
-    end do
     local = step(u, next)
     u = next
     call MPI_REDUCE(local, total, 1, MPI_INTEGER8, MPI_SUM, 0, graph, ierr)
@@ -242,6 +242,13 @@ program halo3d
 
   ! Each intercepted collective once, its result checked on every rank.
   good = 1
+  if (neighbor) then
+    call MPI_INEIGHBOR_ALLGATHER(rank, 1, MPI_INTEGER, got, 1, MPI_INTEGER, graph, request, ierr)
+    call MPI_WAIT(request, MPI_STATUS_IGNORE, ierr)
+    do j = 0, blocks - 1
+      if (peers(j) /= MPI_PROC_NULL .and. got(j) /= peers(j)) good = 0
+    end do
+  end if
   call MPI_BARRIER(graph, ierr)
   value = merge(1000 + iterations, 0, rank == 0)
   call MPI_BCAST(value, 1, MPI_INTEGER, 0, graph, ierr)
@@ -273,6 +280,52 @@ program halo3d
   if (ok /= 1 .or. good /= 1) stop 1
 
 contains
+  ! One exchange by point-to-point messages: MPI_ISEND / MPI_IRECV, persistent requests, or MPI_SENDRECV.
+  subroutine exchange_by_messages()
+    integer :: i, d
+    do i = 1, count
+      call face(u, dir(i), sendbuf(:, dir(i)), .false.)
+    end do
+    if (persistent) then
+      call MPI_STARTALL(2 * count, requests, ierr)
+    else if (exchange_by_sendrecv) then  ! each face to the neighbour in direction d, from the one opposite
+      do d = 0, 5
+        call MPI_SENDRECV(sendbuf(:, d), n * n, MPI_INTEGER8, towards(d), d, recvbuf(:, ieor(d, 1)), n * n, &
+                          MPI_INTEGER8, towards(ieor(d, 1)), d, graph, MPI_STATUS_IGNORE, ierr)
+      end do
+    else
+      do i = 1, count
+        call MPI_IRECV(recvbuf(:, dir(i)), n * n, MPI_INTEGER8, nb(i), ieor(dir(i), 1), graph, requests(i), ierr)
+        call MPI_ISEND(sendbuf(:, dir(i)), n * n, MPI_INTEGER8, nb(i), dir(i), graph, requests(count + i), ierr)
+      end do
+    end if
+    if (.not. exchange_by_sendrecv) call MPI_WAITALL(2 * count, requests, MPI_STATUSES_IGNORE, ierr)
+    do i = 1, count
+      call face(u, dir(i), recvbuf(:, dir(i)), .true.)
+    end do
+  end subroutine
+
+  ! One exchange by a neighbourhood collective, the blocks in MPI's order (peers).
+  subroutine exchange_by_collective(nonblocking)
+    logical, intent(in) :: nonblocking
+    integer :: k, counts(0:5), displs(0:5), req
+    do k = 0, blocks - 1
+      if (peers(k) /= MPI_PROC_NULL) call face(u, peer_dir(k), sendbuf(:, k), .false.)
+    end do
+    if (nonblocking) then
+      counts = n * n
+      displs = [(k * n * n, k = 0, 5)]
+      call MPI_INEIGHBOR_ALLTOALLV(sendbuf, counts, displs, MPI_INTEGER8, recvbuf, counts, displs, MPI_INTEGER8, &
+                                   graph, req, ierr)
+      call MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
+    else
+      call MPI_NEIGHBOR_ALLTOALL(sendbuf, n * n, MPI_INTEGER8, recvbuf, n * n, MPI_INTEGER8, graph, ierr)
+    end if
+    do k = 0, blocks - 1
+      if (peers(k) /= MPI_PROC_NULL) call face(u, peer_dir(k), recvbuf(:, k), .true.)
+    end do
+  end subroutine
+
   integer(8) function step(u, next)
     integer(8), intent(in) :: u(0:n + 1, 0:n + 1, 0:n + 1)
     integer(8), intent(inout) :: next(0:n + 1, 0:n + 1, 0:n + 1)

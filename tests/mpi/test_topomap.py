@@ -13,7 +13,8 @@ Scenarios (NP ranks, the process grid, the hosts the ranks pretend to be on, the
                     and take no part in the mapping)
   graph1_np8        the same through MPI_Graph_create (the MPI-1 graph of the whole stencil)
   record_npN        app_halo3d with CANOPY_MAP_RECORD_GRAPH=FILE, every rank on one host (so no rank
-                    moves), with MPI_Isend and with persistent sends: FILE is the stencil's edge
+                    moves), with MPI_Isend, with persistent sends and with neighbourhood collectives
+                    (on the distributed graph and on the Cartesian grid): FILE is the stencil's edge
                     list, every face's bytes of every iteration, the same output as without Canopy
   uneven_np8        halo_np8 with 3 ranks on one host and 5 on the other: mapped, each host keeping its count
   group_steps_np8   halo_np8 with CANOPY_MAP_ANNEAL_MOVES=5 and CANOPY_MAP_ANNEAL_PROCESS_MOVES=5 (two
@@ -140,8 +141,12 @@ def record(np_):
     expected = {(a, b): 3 * 6 * 6 * 8 for a in range(np_) for b in range(np_)
                 if sum(abs(x - y) for x, y in zip(coords[a], coords[b])) == 1}  # 3 iterations of 6x6 long longs
     hostmap = write_hostmap(SCENARIO, ["node001"] * np_)  # one host: nothing to gain, no rank moves
-    # MPI_Isend; MPI_Send_init and MPI_Startall; the Fortran program also MPI_Sendrecv (and MPI_PROC_NULL)
-    for sends in ([], ["--persistent"]) + ((["--sendrecv"],) if FORTRAN else ()):
+    # MPI_Isend; MPI_Send_init and MPI_Startall; neighbourhood collectives on the distributed graph and on
+    # the Cartesian grid (whose edges have MPI_PROC_NULL neighbours); the Fortran program also MPI_Sendrecv
+    for sends in ([], ["--persistent"], ["--neighbor"], ["--cart", "--neighbor"]) + \
+            ((["--sendrecv"],) if FORTRAN else ()):
+        # the neighbourhood collectives end with each rank's rank (an int) to each neighbour
+        edge_bytes = {edge: volume + (4 if "--neighbor" in sends else 0) for edge, volume in expected.items()}
         argv = [HALO] + [str(d) for d in dims] + ["--iterations", "3"] + sends
         plain_out, _ = run(np_, argv)
         out, err = run(np_, argv, canopy_env(hostmap, "slurm:" + TREE, CANOPY_MAP_RECORD_GRAPH=path))
@@ -151,8 +156,8 @@ def record(np_):
         edges = {tuple(map(int, line.split()[:2])): int(line.split()[2]) for line in lines[1:]}
         print(f"{' '.join(sends) or 'isend'}: recorded {len(edges)} edges: {lines[0]}; " +
               next(line for line in err.splitlines() if "map_record_graph" in line))
-        if lines[0] != f"processes {np_}" or len(lines) != 1 + len(edges) or edges != expected:
-            sys.exit(f"FAILED: the recorded graph is not the stencil's:\n{open(path).read()}\nexpected {expected}")
+        if lines[0] != f"processes {np_}" or len(lines) != 1 + len(edges) or edges != edge_bytes:
+            sys.exit(f"FAILED: the recorded graph is not the stencil's:\n{open(path).read()}\nexpected {edge_bytes}")
         os.remove(path)
 
 
