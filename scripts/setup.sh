@@ -6,7 +6,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config      # toolchain
-  gfortran                                          # the Fortran test program (tests/mpi/app_halo3d.f90)
+  gfortran                                          # the Fortran test program (tests/mpi/app_halo3d.F90)
   clang libclang-rt-14-dev                          # libFuzzer targets
   libgtest-dev nlohmann-json3-dev libcli11-dev      # tests, JSON, command lines
   libhwloc-dev hwloc                                # node topology

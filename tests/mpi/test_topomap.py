@@ -31,7 +31,8 @@ Scenarios (NP ranks, the process grid, the hosts the ranks pretend to be on, the
                     on a node of one core with two PUs (HWLOC_XMLFILE), bound to hardware
                     threads, it uses their PUs
   fortran_X_npN     scenario X_npN (halo, cart, record) with HALO_APP the Fortran twin of app_halo3d
-                    (app_halo3d.f90, `use mpi`), which also calls each intercepted collective once
+                    (app_halo3d.F90, `use mpi`; f08_X_npN: its `use mpi_f08` build), which also
+                    calls each intercepted collective once
                     and checks its result: under Canopy each of them is logged as intercepted;
                     record also with MPI_Sendrecv
 The ranks are spread over two hosts of a Slurm tree (different leaf switches) like a
@@ -43,7 +44,7 @@ import subprocess
 import sys
 
 SCENARIO, RUN_MPI, HALO, API, LIB, SCRATCH, DATA = sys.argv[1:8]
-FORTRAN = SCENARIO.startswith("fortran_")
+FORTRAN = SCENARIO.startswith(("fortran_", "f08_"))
 COLLECTIVES = ("bcast", "allgather", "barrier", "scatter", "gather", "alltoall", "reduce", "allreduce")
 TREE = os.path.join(DATA, "slurm", "tree.conf")          # node001-004 on leaf0, node005-008 on leaf1
 RING = os.path.join(DATA, "torus", "ring8.torus")        # hosts r0..r7 on an 8-router ring
@@ -198,7 +199,7 @@ def bindings(np_):
 
 
 def main():
-    name, np_ = SCENARIO.removeprefix("fortran_").rsplit("_np", 1)
+    name, np_ = SCENARIO.removeprefix("fortran_").removeprefix("f08_").rsplit("_np", 1)
     np_ = int(np_)
     tree = "slurm:" + TREE
     if name == "halo":

@@ -1,4 +1,5 @@
-! The Fortran twin of app_halo3d.c (`use mpi`), unaware of Canopy: a 3D halo exchange on a
+! The Fortran twin of app_halo3d.c (`use mpi`, or `use mpi_f08` when built with -DCANOPY_F08),
+! unaware of Canopy: a 3D halo exchange on a
 ! PX x PY x PZ process grid (not periodic) over a communicator made with reorder = .true.
 ! Each process takes its rank in the new communicator, derives its grid position from it,
 ! checks that the topology MPI reports for it is its stencil neighbourhood, exchanges faces
@@ -8,7 +9,7 @@
 ! checksums, which do not depend on which process plays which grid position; stderr gets how
 ! many ranks were renumbered and the checks.
 !
-!   app_halo3d_fortran PX PY PZ [--cart] [--persistent | --sendrecv | --neighbor] [--iterations N]
+!   app_halo3d PX PY PZ [--cart] [--persistent | --sendrecv | --neighbor] [--iterations N]
 !     (default)     MPI_DIST_GRAPH_CREATE_ADJACENT, face sizes as edge weights
 !     --cart        MPI_CART_CREATE (dims PZ x PY x PX, so that x varies fastest as here)
 !     --persistent  MPI_SEND_INIT, MPI_RECV_INIT and MPI_STARTALL instead of MPI_ISEND / MPI_IRECV
@@ -16,6 +17,15 @@
 !     --neighbor    MPI_NEIGHBOR_ALLTOALL (MPI_INEIGHBOR_ALLTOALLV on odd iterations), and at the end
 !                   each rank's rank to its neighbours by MPI_INEIGHBOR_ALLGATHER (checked)
 ! Exit status 1 when a check fails.
+#ifdef CANOPY_F08
+#define MPI_MODULE mpi_f08
+#define COMM_HANDLE type(MPI_Comm)
+#define REQUEST_HANDLE type(MPI_Request)
+#else
+#define MPI_MODULE mpi
+#define COMM_HANDLE integer
+#define REQUEST_HANDLE integer
+#endif
 module halo_grid
   implicit none
   integer, parameter :: n = 6                 ! cells per process along each dimension
@@ -82,13 +92,15 @@ contains
 end module
 
 program halo3d
-  use mpi
+  use MPI_MODULE
   use halo_grid
   implicit none
-  integer :: ierr, world_rank, world_size, rank, size, graph, iterations, i, d, it, count, lower, upper
-  integer :: nb(6), dir(6), found(6), weights(6), cart_dims(3), requests(12), moved, good, ok
+  COMM_HANDLE :: graph
+  REQUEST_HANDLE :: requests(12), request
+  integer :: ierr, world_rank, world_size, rank, size, iterations, i, d, it, count, lower, upper
+  integer :: nb(6), dir(6), found(6), weights(6), cart_dims(3), moved, good, ok
   integer :: in, out, src(6), dst(6), sw(6), dw(6), c(3), value, expected
-  integer :: towards(0:5), peers(0:5), peer_dir(0:5), blocks, j, request, got(0:5)
+  integer :: towards(0:5), peers(0:5), peer_dir(0:5), blocks, j, got(0:5)
   logical :: cart, persistent, exchange_by_sendrecv, neighbor, weighted, periods(3)
   character(len=32) :: arg
   integer(8), allocatable :: u(:, :, :), next(:, :, :), positions(:), sendbuf(:, :), recvbuf(:, :)
@@ -105,7 +117,7 @@ program halo3d
   iterations = 5
   if (command_argument_count() < 3) then
     if (world_rank == 0) write (0, '(a)') &
-      'usage: app_halo3d_fortran PX PY PZ [--cart] [--persistent | --sendrecv | --neighbor] [--iterations N]'
+      'usage: app_halo3d PX PY PZ [--cart] [--persistent | --sendrecv | --neighbor] [--iterations N]'
     call MPI_FINALIZE(ierr)
     stop 2
   end if
@@ -308,7 +320,8 @@ contains
   ! One exchange by a neighbourhood collective, the blocks in MPI's order (peers).
   subroutine exchange_by_collective(nonblocking)
     logical, intent(in) :: nonblocking
-    integer :: k, counts(0:5), displs(0:5), req
+    integer :: k, counts(0:5), displs(0:5)
+    REQUEST_HANDLE :: req
     do k = 0, blocks - 1
       if (peers(k) /= MPI_PROC_NULL) call face(u, peer_dir(k), sendbuf(:, k), .false.)
     end do
