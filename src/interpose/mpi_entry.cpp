@@ -2,7 +2,7 @@
 // these definitions win over the library's, and PMPI_* reaches the real ones.
 // Only the collectives, topology constructors, point-to-point sends and neighbourhood
 // collectives listed here are intercepted; CANOPY_DISABLE=1 makes every one a plain pass-through. Fortran programs reach
-// them through MPICH's Fortran bindings, and through mpi_fortran.cpp under Open MPI's.
+// them through MPICH's mpif.h and `use mpi` bindings, and through mpi_fortran.cpp otherwise.
 #include <mpi.h>
 
 #include "coll/dispatch.h"
