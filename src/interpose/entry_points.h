@@ -19,3 +19,14 @@ int create_topology(const char *call, MPI_Comm comm_old, int reorder, MPI_Info i
   if (int rc = create(0, &built); rc != MPI_SUCCESS) return rc;
   return canopy::topomap::reorder(call, built, info, out);
 }
+
+// MPI_Cart_map and MPI_Graph_map: the caller's place in Canopy's mapping of the grid or graph
+// that @p create(out) builds on @p comm without reordering, or MPI's own answer, @p map(),
+// where Canopy stays out (as the constructors do).
+template <class Create, class Map>
+int map_topology(const char *call, MPI_Comm comm, int *newrank, Create create, Map map) {
+  if (!canopy::topomap::should_reorder(comm, 1)) return map();
+  MPI_Comm built = MPI_COMM_NULL;
+  if (int rc = create(&built); rc != MPI_SUCCESS) return rc;
+  return canopy::topomap::map_rank(call, built, newrank);
+}

@@ -197,3 +197,15 @@ CANOPY_MPI_EXPORT int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int 
     return PMPI_Graph_create(comm_old, nnodes, index, edges, flag, out);
   });
 }
+
+CANOPY_MPI_EXPORT int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank) {
+  return map_topology(
+      "MPI_Cart_map", comm, newrank, [&](MPI_Comm *out) { return PMPI_Cart_create(comm, ndims, dims, periods, 0, out); },
+      [&] { return PMPI_Cart_map(comm, ndims, dims, periods, newrank); });
+}
+
+CANOPY_MPI_EXPORT int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank) {
+  return map_topology(
+      "MPI_Graph_map", comm, newrank, [&](MPI_Comm *out) { return PMPI_Graph_create(comm, nnodes, index, edges, 0, out); },
+      [&] { return PMPI_Graph_map(comm, nnodes, index, edges, newrank); });
+}

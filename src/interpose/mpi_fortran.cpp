@@ -2,20 +2,22 @@
 // internal functions) directly, so a Fortran program would pass by every MPI_* of mpi_entry.cpp;
 // MPICH's mpif.h and `use mpi` bindings call MPI_*, which reach mpi_entry.cpp as they are, but its
 // `use mpi_f08` ones call PMPI_* for some calls (MPI_Init(_thread), MPI_Start(all),
-// MPI_Request_free, MPI_Barrier and the topology constructors; checked on MPICH 4.0). Those calls
+// MPI_Request_free, MPI_Barrier, the topology constructors, MPI_Cart_map and MPI_Graph_map;
+// checked on MPICH 4.0). Those calls
 // are intercepted here under their Fortran names: under Open MPI mpi_NAME_ (mpif.h, `use mpi`;
 // lower case with one trailing underscore, as gfortran and Intel's and LLVM's compilers name
 // them) and mpi_NAME_f08_ (`use mpi_f08`, where ierror is optional: a null pointer when absent),
-// under MPICH the mpi_NAME_f08_ of the calls above. The collectives and MPI_Barrier convert their
-// arguments and call the C entry points; the topology constructors, the point-to-point sends, the
-// neighbourhood collectives, MPI_Init and the requests add Canopy's part (the mapping, the graph
-// recorder) to the MPI library's own definition of the same name (looked up at the first call,
-// since only a Fortran program has it loaded).
+// under MPICH the mpi_NAME_f08_ of the calls above. The collectives, MPI_Barrier and the map
+// functions convert their arguments and call the C entry points; the topology constructors, the
+// point-to-point sends, the neighbourhood collectives, MPI_Init and the requests add Canopy's
+// part (the mapping, the graph recorder) to the MPI library's own definition of the same name
+// (looked up at the first call, since only a Fortran program has it loaded).
 #include <mpi.h>
 
 #if defined(OPEN_MPI) || defined(MPICH)
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -272,5 +274,14 @@ CANOPY_FORTRAN_F08_PMPI(CANOPY_DELEGATED, graph_create,
                                                  [&](F *flag, F *out, F *err) {
                                                    mpi_library(comm_old, nnodes, index, edges, flag, out, err);
                                                  });)
+
+// MPI_Cart_map and MPI_Graph_map: the C entry points, the logicals as C's 0 or 1.
+CANOPY_FORTRAN_F08_PMPI(CANOPY_CONVERTED, cart_map, (F *comm, F *ndims, F *dims, F *periods, F *newrank, F *ierror),
+                        std::vector<int> c_periods(static_cast<size_t>(std::max(*ndims, 0)));
+                        for (size_t d = 0; d < c_periods.size(); ++d) c_periods[d] = periods[d] != 0;
+                        *ierr = MPI_Cart_map(MPI_Comm_f2c(*comm), *ndims, dims, c_periods.data(), newrank);)
+
+CANOPY_FORTRAN_F08_PMPI(CANOPY_CONVERTED, graph_map, (F *comm, F *nnodes, F *index, F *edges, F *newrank, F *ierror),
+                        *ierr = MPI_Graph_map(MPI_Comm_f2c(*comm), *nnodes, index, edges, newrank);)
 
 #endif  // OPEN_MPI || MPICH

@@ -368,23 +368,30 @@ bool should_reorder(MPI_Comm comm_old, int reorder) noexcept {
          PMPI_Comm_test_inter(comm_old, &inter) == MPI_SUCCESS && !inter;
 }
 
+namespace {
+
+// decide() for @p call on @p topology, its outcome logged on rank 0: a warning where the
+// mapping failed (every rank then keeps its place), its summary otherwise.
+Decision decide_logged(const char *call, MPI_Comm topology) {
+  Decision d = decide(topology, "");
+  if (d.rank != 0) return d;
+  if (d.status != CANOPY_SUCCESS)
+    CANOPY_LOG(Warn, "%s: task mapping failed (%s: %s); ranks keep their order", call, canopy_status_string(d.status),
+               d.message.c_str());
+  else
+    CANOPY_LOG(Info, "%s: %s", call, d.message.c_str());
+  return d;
+}
+
+}  // namespace
+
 int reorder(const char *call, MPI_Comm topology, MPI_Info info, MPI_Comm *out) {
   if (topology == MPI_COMM_NULL) {  // this rank is not in the grid or graph (fewer places than ranks)
     *out = MPI_COMM_NULL;
     return MPI_SUCCESS;
   }
-  Decision d = decide(topology, "");
-  int rank = 0;
-  PMPI_Comm_rank(topology, &rank);
-  if (d.status != CANOPY_SUCCESS) {
-    if (rank == 0)
-      CANOPY_LOG(Warn, "%s: task mapping failed (%s: %s); ranks keep their order", call, canopy_status_string(d.status),
-                 d.message.c_str());
-    *out = topology;
-    return MPI_SUCCESS;
-  }
-  if (rank == 0) CANOPY_LOG(Info, "%s: %s", call, d.message.c_str());
-  if (!d.mapped) {
+  Decision d = decide_logged(call, topology);
+  if (d.status != CANOPY_SUCCESS || !d.mapped) {
     *out = topology;
     return MPI_SUCCESS;
   }
@@ -395,6 +402,17 @@ int reorder(const char *call, MPI_Comm topology, MPI_Info info, MPI_Comm *out) {
     PMPI_Comm_free(&topology);
     return MPI_ERR_OTHER;
   }
+  PMPI_Comm_free(&topology);
+  return MPI_SUCCESS;
+}
+
+int map_rank(const char *call, MPI_Comm topology, int *newrank) {
+  if (topology == MPI_COMM_NULL) {
+    *newrank = MPI_UNDEFINED;
+    return MPI_SUCCESS;
+  }
+  Decision d = decide_logged(call, topology);
+  *newrank = d.status == CANOPY_SUCCESS ? d.new_rank[static_cast<size_t>(d.rank)] : d.rank;
   PMPI_Comm_free(&topology);
   return MPI_SUCCESS;
 }

@@ -1,6 +1,6 @@
 // Task mapping inside an MPI job (libcanopy-mpi.so): the C API canopy_topomap*
 // and the reordering behind the intercepted MPI_Dist_graph_create(_adjacent),
-// MPI_Cart_create and MPI_Graph_create.
+// MPI_Cart_create and MPI_Graph_create (and MPI_Cart_map, MPI_Graph_map).
 //
 // decide() gathers a distributed-graph communicator's graph (edge weights, 1
 // when unweighted) and every rank's host (CANOPY_HOSTMAP, else the processor
@@ -48,5 +48,14 @@ bool should_reorder(MPI_Comm comm_old, int reorder) noexcept;
     not returned. MPI_COMM_NULL (a rank left out of a grid or graph smaller than
     the communicator) is returned as it is, without taking part. */
 int reorder(const char *call, MPI_Comm topology, MPI_Info info, MPI_Comm *out);
+
+/** The rest of MPI_Cart_map or MPI_Graph_map (@p call, for the log), after MPI has built
+    @p topology, the grid or graph on the communicator without reordering: the caller's
+    place in the mapping in *@p newrank (so that MPI_Comm_split(comm, 0, newrank) gives the
+    placement reorder() would), or its rank in @p topology where the mapping fails or gains
+    nothing (a warning / info line says why); MPI_UNDEFINED on a rank left out of a grid or
+    graph smaller than the communicator (MPI_COMM_NULL), which takes no part. Frees
+    @p topology. */
+int map_rank(const char *call, MPI_Comm topology, int *newrank);
 
 }  // namespace canopy::topomap

@@ -11,7 +11,8 @@
 !
 !   app_halo3d PX PY PZ [--cart] [--persistent | --sendrecv | --neighbor] [--iterations N]
 !     (default)     MPI_DIST_GRAPH_CREATE_ADJACENT, face sizes as edge weights
-!     --cart        MPI_CART_CREATE (dims PZ x PY x PX, so that x varies fastest as here)
+!     --cart        MPI_CART_CREATE (dims PZ x PY x PX, so that x varies fastest as here), after
+!                   MPI_CART_MAP: stderr says whether each rank got from it the rank it gets
 !     --persistent  MPI_SEND_INIT, MPI_RECV_INIT and MPI_STARTALL instead of MPI_ISEND / MPI_IRECV
 !     --sendrecv    MPI_SENDRECV, one direction after the other (MPI_PROC_NULL where none)
 !     --neighbor    MPI_NEIGHBOR_ALLTOALL (MPI_INEIGHBOR_ALLTOALLV on odd iterations), and at the end
@@ -97,7 +98,7 @@ program halo3d
   implicit none
   COMM_HANDLE :: graph
   REQUEST_HANDLE :: requests(12), request
-  integer :: ierr, world_rank, world_size, rank, size, iterations, i, d, it, count, lower, upper
+  integer :: ierr, world_rank, world_size, rank, size, iterations, i, d, it, count, lower, upper, mapped
   integer :: nb(6), dir(6), found(6), weights(6), cart_dims(3), moved, good, ok
   integer :: in, out, src(6), dst(6), sw(6), dw(6), c(3), value, expected
   integer :: towards(0:5), peers(0:5), peer_dir(0:5), blocks, j, got(0:5)
@@ -150,6 +151,7 @@ program halo3d
   if (cart) then
     cart_dims = [dims(3), dims(2), dims(1)]
     periods = .false.
+    call MPI_CART_MAP(MPI_COMM_WORLD, 3, cart_dims, periods, mapped, ierr)
     call MPI_CART_CREATE(MPI_COMM_WORLD, 3, cart_dims, periods, .true., graph, ierr)
   else
     call MPI_DIST_GRAPH_CREATE_ADJACENT(MPI_COMM_WORLD, count, nb, weights, count, nb, weights, MPI_INFO_NULL, &
@@ -204,6 +206,11 @@ program halo3d
   call MPI_ALLREDUCE(MPI_IN_PLACE, moved, 1, MPI_INTEGER, MPI_SUM, graph, ierr)
   call MPI_ALLREDUCE(good, ok, 1, MPI_INTEGER, MPI_MIN, graph, ierr)
   if (rank == 0) write (0, '("renumbered ranks: ",i0,/,"graph check: ",a)') moved, trim(merge('ok    ', 'FAILED', ok == 1))
+  if (cart) then  ! whether MPI_CART_MAP gave each rank the rank MPI_CART_CREATE gives it (Canopy's does)
+    mapped = merge(1, 0, mapped == rank)
+    call MPI_ALLREDUCE(MPI_IN_PLACE, mapped, 1, MPI_INTEGER, MPI_MIN, graph, ierr)
+    if (rank == 0) write (0, '("map check: ",a)') trim(merge('ok     ', 'differs', mapped == 1))
+  end if
 
   allocate (u(0:n + 1, 0:n + 1, 0:n + 1), next(0:n + 1, 0:n + 1, 0:n + 1), sendbuf(n * n, 0:5), recvbuf(n * n, 0:5))
   u = 0

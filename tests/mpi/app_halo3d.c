@@ -14,6 +14,8 @@
  *     --cart        MPI_Cart_create (dims PZ x PY x PX, so that x varies fastest as here); the
  *                   grid may have fewer ranks than the job, which leaves the others out
  *     --graph1      MPI_Graph_create, the MPI-1 graph of the whole stencil
+ *                   (with either, MPI_Cart_map / MPI_Graph_map first: stderr says whether each
+ *                   rank got from it the rank it gets from the constructor)
  *     --persistent  persistent requests (MPI_Send_init, MPI_Recv_init, MPI_Startall) instead of
  *                   MPI_Isend / MPI_Irecv
  *     --neighbor    neighbourhood collectives on the new communicator instead: MPI_Neighbor_alltoall,
@@ -128,14 +130,18 @@ static int topology_is_stencil(MPI_Comm comm, int rank, enum kind kind) {
   return 1;
 }
 
-static MPI_Comm make_graph(enum kind kind, int weighted) {
+/* The topology communicator. For a Cartesian grid or MPI-1 graph, *@p mapped is what MPI_Cart_map or
+   MPI_Graph_map said of this rank first (the rank reorder = 1 should give it); -1 otherwise. */
+static MPI_Comm make_graph(enum kind kind, int weighted, int *mapped) {
   int rank, size, nb[6], dir[6], weights[6];
+  *mapped = -1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   for (int i = 0; i < 6; ++i) weights[i] = N * N * 8;
   MPI_Comm graph;
   if (kind == CART) {
     int cart_dims[3] = {dims[2], dims[1], dims[0]}, periods[3] = {0, 0, 0};
+    MPI_Cart_map(MPI_COMM_WORLD, 3, cart_dims, periods, mapped);
     MPI_Cart_create(MPI_COMM_WORLD, 3, cart_dims, periods, 1, &graph);
   } else if (kind == GRAPH1) { /* every rank states the whole graph */
     int *index = malloc((size_t)size * sizeof *index), *edges = malloc((size_t)size * 6 * sizeof *edges), total = 0;
@@ -143,6 +149,7 @@ static MPI_Comm make_graph(enum kind kind, int weighted) {
       total += stencil(r, edges + total, dir);
       index[r] = total;
     }
+    MPI_Graph_map(MPI_COMM_WORLD, size, index, edges, mapped);
     MPI_Graph_create(MPI_COMM_WORLD, size, index, edges, 1, &graph);
     free(index);
     free(edges);
@@ -317,13 +324,18 @@ int main(int argc, char **argv) {
     return 2;
   }
 
-  MPI_Comm graph = make_graph(kind, weighted);
+  int mapped, rank = MPI_UNDEFINED, renumbered, ok, agrees;
+  MPI_Comm graph = make_graph(kind, weighted, &mapped);
+  if (graph != MPI_COMM_NULL) MPI_Comm_rank(graph, &rank);
+  /* Whether MPI_Cart_map / MPI_Graph_map gave each rank the rank reorder = 1 gives it, and
+     MPI_UNDEFINED to the ranks left out (Canopy's do; MPI's own need not). */
+  int agreed = mapped == -1 || mapped == rank;
+  MPI_Allreduce(&agreed, &agrees, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (world_rank == 0 && mapped != -1) fprintf(stderr, "map check: %s\n", agrees ? "ok" : "differs");
   if (graph == MPI_COMM_NULL) {
     MPI_Finalize();
     return 0;
   }
-  int rank, renumbered, ok;
-  MPI_Comm_rank(graph, &rank);
   int moved = rank != world_rank;
   int good = kind == CART || kind == GRAPH1 ? topology_is_stencil(graph, rank, kind)
                                             : graph_is_stencil(graph, rank, kind == GENERAL, weighted);

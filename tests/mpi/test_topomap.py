@@ -8,10 +8,12 @@ Scenarios (NP ranks, the process grid, the hosts the ranks pretend to be on, the
                     under Canopy ranks are renumbered, the graph on the new communicator is
                     each vertex's (the app checks), and the log shows the decision
   general_npN       the same through MPI_Dist_graph_create, unweighted
-  cart_npN          the same through MPI_Cart_create (the grid's neighbours, unweighted); at 8 ranks
+  cart_npN          the same through MPI_Cart_create (the grid's neighbours, unweighted; MPI_Cart_map
+                    first gives each rank the rank the constructor gives it); at 8 ranks
                     also with a grid of 4 ranks (2x2x1: ranks 4-7 are left out, get MPI_COMM_NULL
                     and take no part in the mapping)
-  graph1_np8        the same through MPI_Graph_create (the MPI-1 graph of the whole stencil)
+  graph1_np8        the same through MPI_Graph_create (the MPI-1 graph of the whole stencil; MPI_Graph_map
+                    likewise)
   record_npN        app_halo3d with CANOPY_MAP_RECORD_GRAPH=FILE, every rank on one host (so no rank
                     moves), with MPI_Isend, with persistent sends and with neighbourhood collectives
                     (on the distributed graph and on the Cartesian grid): FILE is the stencil's edge
@@ -115,6 +117,8 @@ def halo(np_, app_args, fabric, expect_mapped, check_disabled=False, hosts=None,
     print("\n".join(decision))
     if not decision or decision_says not in decision[0]:
         sys.exit(f"FAILED: Canopy logged no decision for MPI_Dist_graph_create saying {decision_says!r}:\n{err}")
+    if ("--cart" in app_args or "--graph1" in app_args) and "map check: ok" not in err:
+        sys.exit(f"FAILED: MPI_Cart_map / MPI_Graph_map did not give each rank its reordered rank:\n{err}")
     if decision_absent and decision_absent in decision[0]:
         sys.exit(f"FAILED: the decision should not mention {decision_absent!r}:\n{err}")
     if expect_mapped and moved == 0:
