@@ -1,8 +1,9 @@
 // MPI_* entry points of libcanopy-mpi.so: linked before libmpi (or LD_PRELOADed),
 // these definitions win over the library's, and PMPI_* reaches the real ones.
-// Only the collectives, topology constructors, point-to-point sends and neighbourhood
-// collectives listed here are intercepted; CANOPY_DISABLE=1 makes every one a plain pass-through. Fortran programs reach
-// them through MPICH's mpif.h and `use mpi` bindings, and through mpi_fortran.cpp otherwise.
+// Only the collectives, topology constructors and map functions, point-to-point sends and
+// neighbourhood collectives listed here are intercepted; CANOPY_DISABLE=1 makes every one a
+// plain pass-through. Fortran programs reach them through MPICH's mpif.h and `use mpi`
+// bindings, and through mpi_fortran.cpp otherwise.
 #include <mpi.h>
 
 #include "coll/dispatch.h"
@@ -85,8 +86,10 @@ CANOPY_MPI_EXPORT int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype ty
 
 // Neighbourhood collectives, blocking and not: each block counted for its out-neighbour
 // (BLOCK: what goes to out-neighbour i), then MPI's.
-#define CANOPY_NEIGHBOR_BLOCKS(BLOCK) \
-  canopy::topomap::record_neighbor_sends(comm, [&]([[maybe_unused]] int i) { return std::pair<int, MPI_Datatype> BLOCK; })
+#define CANOPY_NEIGHBOR_BLOCKS(BLOCK)                                              \
+  canopy::topomap::record_neighbor_sends(comm, [&]([[maybe_unused]] int i) { \
+    return std::pair<int, MPI_Datatype> BLOCK;                               \
+  })
 #define CANOPY_NEIGHBOR(NAME, BLOCK, PARAMS, ARGS)                                                \
   CANOPY_MPI_EXPORT int MPI_Neighbor_##NAME(CANOPY_UNPARENTHESIZED PARAMS) {                        \
     CANOPY_NEIGHBOR_BLOCKS(BLOCK);                                                                  \

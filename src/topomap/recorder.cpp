@@ -123,7 +123,8 @@ void gather_and_write() {
   std::vector<uint64_t> all = gather(mine, counts, MPI_UINT64_T, MPI_COMM_WORLD);
   if (rank != 0) return;
   std::string text = "# the bytes each rank sent each other point to point and by neighbourhood collectives "
-                     "(MPI_COMM_WORLD ranks), recorded by libcanopy-mpi.so (map_record_graph)\nprocesses " + std::to_string(size) + "\n";
+                     "(MPI_COMM_WORLD ranks), recorded by libcanopy-mpi.so (map_record_graph)\nprocesses " +
+                     std::to_string(size) + "\n";
   uint64_t total = 0;
   size_t at = 0;
   for (size_t src = 0; src < counts.size(); ++src)
