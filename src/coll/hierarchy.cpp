@@ -99,7 +99,7 @@ int my_domain(const CollConfig &c, int node_rank, int node_size) {
   static const std::pair<int, int> bound = [] {  // package, NUMA node
     try {
       topo::NodeTopology live = topo::NodeTopology::load("live");
-      return std::pair{live.bound_package(), live.bound_numa()};
+      return std::pair{live.bound_cpu(topo::CpuLevel::Package), live.bound_numa()};
     } catch (const Error &e) {
       CANOPY_LOG(Warn, "collectives: cannot read the CPU binding (%s); one domain assumed", e.what());
       return std::pair{-1, -1};

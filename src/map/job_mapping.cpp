@@ -100,8 +100,8 @@ bool has_repeats(std::vector<int> values) {
 }
 
 // The node layout for intra-node mapping, or none (with a note) when the node is
-// not known or the ranks' CPUs cannot be told. Ranks sit on cores, or on PUs
-// where two ranks of a host share a core.
+// not known or the ranks' CPUs cannot be told. Ranks sit on cores, or on PUs where two
+// ranks of a host share a core, or, where neither can be told, on packages.
 std::optional<NodeLayout> node_layout(const JobMapRequest &request, const JobSlots &s, std::string &note) {
   if (request.node_topology.empty()) return std::nullopt;
   std::string why;
@@ -113,14 +113,20 @@ std::optional<NodeLayout> node_layout(const JobMapRequest &request, const JobSlo
       std::iota(cpus.begin(), cpus.end(), 0);
       return NodeLayout::placed(node, most > node.num_cores() ? topo::CpuLevel::PU : topo::CpuLevel::Core, std::move(cpus));
     }
-    std::optional<std::vector<int>> cpus = slot_cpus(s, request.core_of_rank, topo::CpuLevel::Core, why);
-    if (cpus && has_repeats(*cpus)) {
-      if ((cpus = slot_cpus(s, request.pu_of_rank, topo::CpuLevel::PU, why)))
-        return NodeLayout::placed(node, topo::CpuLevel::PU, std::move(*cpus));
-      why = "ranks share a core, and " + why;
-    } else if (cpus) {
-      return NodeLayout::placed(node, topo::CpuLevel::Core, std::move(*cpus));
+    std::optional<std::vector<int>> cores = slot_cpus(s, request.core_of_rank, topo::CpuLevel::Core, why);
+    if (cores && !has_repeats(*cores)) return NodeLayout::placed(node, topo::CpuLevel::Core, std::move(*cores));
+    if (cores) {  // two ranks of a host share a core
+      std::optional<std::vector<int>> pus = slot_cpus(s, request.pu_of_rank, topo::CpuLevel::PU, why);
+      if (pus && !has_repeats(*pus)) return NodeLayout::placed(node, topo::CpuLevel::PU, std::move(*pus));
+      why = "ranks share a core, and " + (pus ? std::string("a PU") : why);
     }
+    // Several ranks of a host on one package: only the packages tell them apart, on a node of several
+    // (on a node of one, an unbound rank is within its package).
+    std::string why_packages = "the node has one package";
+    if (node.num_packages() > 1)
+      if (auto packages = slot_cpus(s, request.package_of_rank, topo::CpuLevel::Package, why_packages))
+        return NodeLayout::placed(node, topo::CpuLevel::Package, std::move(*packages));
+    why += "; " + why_packages;
   } catch (const Error &e) {
     why = e.what();
   }
@@ -186,7 +192,8 @@ JobMapping map_job(const JobMapRequest &request) {
   if (request.analytic_iterations < 0 || request.analytic_iterations > kMostAnalyticIterations)
     throw Error(CANOPY_ERR_INVALID_ARG, "map_analytic_iterations " + std::to_string(request.analytic_iterations) +
                                             " must be 0 to " + std::to_string(kMostAnalyticIterations));
-  for (auto [what, cpus] : {std::pair{"cores", &request.core_of_rank}, std::pair{"PUs", &request.pu_of_rank}})
+  for (auto [what, cpus] : {std::pair{"cores", &request.core_of_rank}, std::pair{"PUs", &request.pu_of_rank},
+                            std::pair{"packages", &request.package_of_rank}})
     if (!cpus->empty() && cpus->size() != ranks)
       throw Error(CANOPY_ERR_INVALID_ARG, std::string(what) + " are given for " + std::to_string(cpus->size()) + " of " +
                                               std::to_string(ranks) + " ranks");
@@ -205,8 +212,10 @@ JobMapping map_job(const JobMapRequest &request) {
   Metrics now = evaluate(problem, slots.slot_of_rank), mapped = evaluate(problem, result.slot_of_process);
 
   std::string steps = group_steps_text(result);
-  bool on_pus = problem.machine.node() && problem.machine.node()->level == topo::CpuLevel::PU;
-  std::string summary = std::to_string(ranks) + " ranks on " + problem.machine.slots_text() + (on_pus ? " (on PUs)" : "") +
+  const NodeLayout *layout = problem.machine.node() ? &*problem.machine.node() : nullptr;
+  std::string on = layout && layout->level != topo::CpuLevel::Core
+                       ? std::string(" (on ") + topo::cpu_level_name(layout->level) + "s)" : "";
+  std::string summary = std::to_string(ranks) + " ranks on " + problem.machine.slots_text() + on +
                         ", fabric " + source + note + ", algorithm " +
                         result.algorithm + (result.tree.empty() ? "" : " (tree " + result.tree + ")") +
                         (steps.empty() ? "" : ", " + steps) +

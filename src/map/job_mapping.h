@@ -41,6 +41,11 @@ struct JobMapRequest {
   /** The logical PU each rank is bound to, -1 for a rank not bound to one PU (or
       empty): taken where two ranks of a host share a core (core_of_rank). */
   std::vector<int> pu_of_rank{};
+  /** The logical package each rank is bound within, -1 for a rank bound across packages or
+      unbound (or empty): taken where the ranks' cores or PUs cannot be told (ranks bound to
+      packages, as Open MPI binds more than two ranks by default), slots then placed on
+      packages only. */
+  std::vector<int> package_of_rank{};
 };
 
 struct JobMapping {

@@ -82,7 +82,7 @@ NodeLayout NodeLayout::placed(const topo::NodeTopology &node, topo::CpuLevel lev
     if (cpu < 0 || cpu >= cpus)
       throw Error(CANOPY_ERR_INVALID_ARG, std::string(name) + " " + std::to_string(cpu) + " is not in the node (" +
                                               node.spec() + ", " + std::to_string(cpus) + " " + name + "s)");
-    if (taken[static_cast<size_t>(cpu)])
+    if (taken[static_cast<size_t>(cpu)] && level != topo::CpuLevel::Package)
       throw Error(CANOPY_ERR_INVALID_ARG, std::string("two slots on ") + name + " " + std::to_string(cpu) + " of the node (" +
                                               node.spec() + ")");
     taken[static_cast<size_t>(cpu)] = true;

@@ -18,10 +18,11 @@
 namespace canopy::map {
 
 /** The slots of one node as placed on its CPUs: slot j runs on core slot_cpu[j], or,
-    where the node runs more slots than it has cores, on PU (hardware thread) slot_cpu[j]. */
+    where the node runs more slots than it has cores, on PU (hardware thread) slot_cpu[j],
+    or, where ranks are bound to whole packages, anywhere in package slot_cpu[j]. */
 struct NodeLayout {
   std::string spec;                       // the node topology's spec ("live", a path, a synthetic string)
-  topo::CpuLevel level = topo::CpuLevel::Core;  // what slot_cpu counts: cores, or PUs
+  topo::CpuLevel level = topo::CpuLevel::Core;  // what slot_cpu counts: cores, PUs or packages
   std::vector<int> slot_cpu;              // logical core (or PU) index of each local slot
   std::vector<int> slot_package;          // package of each local slot (-1: no packages)
   std::vector<int> distance;              // slots x slots: levels up to the CPUs' common ancestor
@@ -37,7 +38,8 @@ struct NodeLayout {
       `canopy map` writes. Error(INVALID_ARG) for more slots than PUs. */
   static NodeLayout from(const topo::NodeTopology &node, int slots_per_host);
   /** Slot j on CPU @p slot_cpu[j] (logical indexes at @p level): where the ranks already
-      sit. Error(INVALID_ARG) for a CPU that does not exist or two slots on one CPU. */
+      sit. Error(INVALID_ARG) for a CPU that does not exist or two slots on one core or PU
+      (a package takes several). */
   static NodeLayout placed(const topo::NodeTopology &node, topo::CpuLevel level, std::vector<int> slot_cpu);
   int slot_distance(int a, int b) const { return distance[static_cast<size_t>(a) * slot_cpu.size() + b]; }
 };

@@ -111,6 +111,7 @@ hwloc_obj_type_t core_type(hwloc_topology_t topology) {
 }
 
 hwloc_obj_type_t cpu_type(hwloc_topology_t topology, CpuLevel level) {
+  if (level == CpuLevel::Package) return HWLOC_OBJ_PACKAGE;
   return level == CpuLevel::PU ? HWLOC_OBJ_PU : core_type(topology);
 }
 
@@ -213,7 +214,8 @@ int NodeTopology::cpu_distance(CpuLevel level, int cpu_a, int cpu_b) const {
 }
 
 int NodeTopology::cpu_package(CpuLevel level, int cpu) const {
-  hwloc_obj_t package = hwloc_get_ancestor_obj_by_type(topology_, HWLOC_OBJ_PACKAGE, cpu_object(topology_, level, cpu));
+  hwloc_obj_t obj = cpu_object(topology_, level, cpu);
+  hwloc_obj_t package = obj->type == HWLOC_OBJ_PACKAGE ? obj : hwloc_get_ancestor_obj_by_type(topology_, HWLOC_OBJ_PACKAGE, obj);
   return package ? static_cast<int>(package->logical_index) : -1;
 }
 
@@ -237,11 +239,6 @@ hwloc_obj_t NodeTopology::bound_object(int type) const {
   auto wanted = static_cast<hwloc_obj_type_t>(type);
   while (obj && obj->type != wanted) obj = obj->parent;
   return obj;
-}
-
-int NodeTopology::bound_package() const {
-  hwloc_obj_t package = bound_object(HWLOC_OBJ_PACKAGE);
-  return package ? static_cast<int>(package->logical_index) : -1;
 }
 
 int NodeTopology::bound_cpu(CpuLevel level) const {

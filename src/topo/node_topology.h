@@ -24,12 +24,15 @@ struct CoreKind {
 };
 
 /** What a rank's slot runs on: a core (or the PU standing for it where hwloc found no
-    cores), or one PU, a hardware thread of a core, when a node runs more ranks than it
-    has cores. Indexes at either level are hwloc's logical ones, as in Open MPI's
-    rankfiles (PUs with mpirun --use-hwthread-cpus). */
-enum class CpuLevel { Core, PU };
-/** "core" or "PU". */
-inline const char *cpu_level_name(CpuLevel level) { return level == CpuLevel::PU ? "PU" : "core"; }
+    cores), one PU, a hardware thread of a core, when a node runs more ranks than it
+    has cores, or a whole package, where ranks are bound to packages (as Open MPI binds
+    more than two ranks by default), several to one. Indexes at each level are hwloc's
+    logical ones, as in Open MPI's rankfiles (PUs with mpirun --use-hwthread-cpus). */
+enum class CpuLevel { Core, PU, Package };
+/** "core", "PU" or "package". */
+inline const char *cpu_level_name(CpuLevel level) {
+  return level == CpuLevel::PU ? "PU" : level == CpuLevel::Package ? "package" : "core";
+}
 
 class NodeTopology {
  public:
@@ -63,27 +66,23 @@ class NodeTopology {
       not a level in hwloc 2 (they hang beside the tree); see num_numa_nodes(). */
   std::vector<std::string> level_names() const;
 
-  /** num_cores() or num_pus(). */
+  /** num_cores(), num_pus() or num_packages(). */
   int num_cpus(CpuLevel level) const;
   /** The PUs of @p core (logical indexes, in order); {core} where the PUs stand for cores. */
   std::vector<int> core_pus(int core) const;
 
-  /** Levels from a CPU (a core or a PU) up to the lowest common ancestor of two
-      of them: 0 for the same CPU, 1 for CPUs sharing their parent (two PUs of one
-      core, or cores under one package or cache), and so on. Throws
+  /** Levels from a CPU (a core, a PU or a package) up to the lowest common ancestor
+      of two of them: 0 for the same CPU, 1 for CPUs sharing their parent (two PUs of
+      one core, or cores under one package or cache), and so on. Throws
       Error(INVALID_ARG) for a CPU that does not exist. */
   int cpu_distance(CpuLevel level, int a, int b) const;
-  /** Logical index of the package holding a CPU, -1 if there are no packages. */
+  /** Logical index of the package holding a CPU (a package: itself), -1 if there are no packages. */
   int cpu_package(CpuLevel level, int cpu) const;
   /** Logical index of the first NUMA node local to @p core, -1 if none. */
   int core_numa(int core) const;
-  /** Logical index of the package holding every PU this process is bound to (only
-      meaningful for the "live" topology); -1 when unbound, bound across packages,
-      or the binding cannot be read. */
-  int bound_package() const;
-  /** Logical index of the core (or PU) holding every PU this process is bound to
-      (only meaningful for the "live" topology); -1 when unbound, bound to more than
-      one, or the binding cannot be read. */
+  /** Logical index of the core (or PU, or package) holding every PU this process is
+      bound to (only meaningful for the "live" topology); -1 when unbound, bound to more
+      than one, or the binding cannot be read. */
   int bound_cpu(CpuLevel level) const;
   /** core_numa for the PUs this process is bound to (only meaningful for the "live"
       topology); -1 when unbound on a machine of several NUMA nodes, bound across them,

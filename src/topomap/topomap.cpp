@@ -53,11 +53,11 @@ std::vector<int> cart_or_graph_neighbours(MPI_Comm comm, int topology) {
   return neighbours;
 }
 
-// What one rank contributes to the decision: its host, its core and PU and its out-edges, or that it failed.
+// What one rank contributes to the decision: its host, its core, PU and package and its out-edges, or that it failed.
 struct LocalPart {
   canopy_status_t status = CANOPY_SUCCESS;
   std::string host;
-  int core = -1, pu = -1;  // the core and the PU it is bound to (live node only), -1 when not bound to one
+  int core = -1, pu = -1, package = -1;  // what it is bound to (live node only), -1 when not bound within one
   Adjacency adjacency;
 };
 
@@ -104,12 +104,14 @@ std::string node_spec() {
   return layout.empty() ? "live" : layout;
 }
 
-// The core and the PU this process is bound to on the real node; -1 when unbound, bound wider, or unreadable.
+// The core, the PU and the package this process is bound to on the real node; -1 when unbound, bound
+// wider, or unreadable.
 void read_binding(LocalPart &part) {
   try {
     topo::NodeTopology live = topo::NodeTopology::load("live");
     part.core = live.bound_cpu(topo::CpuLevel::Core);
     part.pu = live.bound_cpu(topo::CpuLevel::PU);
+    part.package = live.bound_cpu(topo::CpuLevel::Package);
   } catch (const Error &e) {
     CANOPY_LOG(Warn, "task mapping: cannot read the CPU binding (%s)", e.what());
   }
@@ -127,18 +129,18 @@ LocalPart local_part(MPI_Comm graph, const std::string &argument_error) {
   return part;
 }
 
-// Every rank's part, on rank 0: statuses, hosts, cores, PUs and the graph (out-edges only, so
-// each directed edge is counted once).
+// Every rank's part, on rank 0: statuses, hosts, cores, PUs, packages and the graph (out-edges
+// only, so each directed edge is counted once).
 struct Gathered {
-  std::vector<int> status, degree, core, pu;
+  std::vector<int> status, degree, core, pu, package;
   std::vector<int> destinations, weights;
   std::vector<std::string> hosts;
 };
 
 Gathered gather_parts(const LocalPart &part, int rank, int size, MPI_Comm comm) {
-  constexpr int kHead = 5;
+  constexpr int kHead = 6;
   int head[kHead] = {part.status, static_cast<int>(part.adjacency.destinations.size()),
-                     static_cast<int>(part.host.size()), part.core, part.pu};
+                     static_cast<int>(part.host.size()), part.core, part.pu, part.package};
   std::vector<int> heads(rank == 0 ? kHead * static_cast<size_t>(size) : 0);
   check_mpi(PMPI_Gather(head, kHead, MPI_INT, heads.data(), kHead, MPI_INT, 0, comm), "MPI_Gather");
   Gathered g;
@@ -149,6 +151,7 @@ Gathered gather_parts(const LocalPart &part, int rank, int size, MPI_Comm comm) 
     name_lengths.push_back(heads[kHead * r + 2]);
     g.core.push_back(heads[kHead * r + 3]);
     g.pu.push_back(heads[kHead * r + 4]);
+    g.package.push_back(heads[kHead * r + 5]);
   }
   g.destinations = gather(part.adjacency.destinations, g.degree, MPI_INT, comm);
   g.weights = gather(part.adjacency.destination_weights, g.degree, MPI_INT, comm);
@@ -179,11 +182,11 @@ Decision decide_on_root(const Gathered &g, const std::string &algorithm, int siz
     for (int r = 0, at = 0; r < size; ++r)
       for (int e = 0; e < g.degree[r]; ++e, ++at) builder.add(r, g.destinations[at], g.weights[at]);
     std::string node = node_spec();
+    auto if_live = [&](const std::vector<int> &bound) { return node == "live" ? bound : std::vector<int>{}; };
     mapping = map::map_job({g.hosts, builder.build(), param_string("map_fabric"), node,
-                            algorithm.empty() ? param_string("map_algorithm") : algorithm,
-                            node == "live" ? g.core : std::vector<int>{}, param_int("map_anneal_moves"),
-                            param_int("map_analytic_iterations"), param_int("map_anneal_process_moves"),
-                            node == "live" ? g.pu : std::vector<int>{}});
+                            algorithm.empty() ? param_string("map_algorithm") : algorithm, if_live(g.core),
+                            param_int("map_anneal_moves"), param_int("map_analytic_iterations"),
+                            param_int("map_anneal_process_moves"), if_live(g.pu), if_live(g.package)});
   });
   d.message = d.status == CANOPY_SUCCESS ? mapping.summary : canopy_last_error();
   d.mapped = d.status == CANOPY_SUCCESS && mapping.mapped;

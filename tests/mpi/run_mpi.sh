@@ -4,7 +4,8 @@
 #   MPI_LAUNCHER  the MPI's mpiexec (default: mpirun); Open MPI's and MPICH's Hydra
 #                 (mpiexec.hydra, mpirun.mpich) are told apart by their --version
 #   MPI_ENV       extra environment for the ranks, "A=1 B=2" (Open MPI -x, Hydra -genv)
-#   MPI_BIND      core: bind each rank to a core (NP must not exceed the cores); default none
+#   MPI_BIND      core (NP must not exceed the cores), hwthread or socket (several ranks to one:
+#                 Open MPI's socket:overload-allowed): what each rank is bound to; default none
 # Sanitized programs (the ASan tests) get LSan suppressions for the MPI libraries' own leaks
 # (lsan.supp; the slow unwinder keeps those libraries on the allocation stack when the
 # frames above them are in an MPI plugin that was unloaded), and UBSan errors are fatal.
@@ -20,7 +21,9 @@ flags=(-np "$np")
 version=$("$launcher" --version 2>&1 || true)
 if [[ $version == *"Open MPI"* || $version == *"OpenRTE"* ]]; then
   # Containers: more ranks than cores, no binding, no CMA (ptrace is often forbidden).
-  flags+=(--oversubscribe --bind-to "${MPI_BIND:-none}" --mca btl_vader_single_copy_mechanism none)
+  bind=${MPI_BIND:-none}
+  [ "$bind" = socket ] && bind=socket:overload-allowed
+  flags+=(--oversubscribe --bind-to "$bind" --mca btl_vader_single_copy_mechanism none)
   [ "$(id -u)" -eq 0 ] && flags+=(--allow-run-as-root)
   for kv in ${MPI_ENV:-}; do flags+=(-x "$kv"); done
 elif [[ $version == *"HYDRA"* ]]; then

@@ -200,6 +200,32 @@ TEST(JobMapping, IntraNodeMappingOnThePUsWhereRanksShareCores) {
   EXPECT_NE(convention.summary.find("cross-socket bytes 200 -> 0"), std::string::npos) << convention.summary;
 }
 
+TEST(JobMapping, IntraNodeMappingOnThePackagesWhereRanksAreBoundToThem) {
+  // One host of 2 sockets x 2 cores, 8 ranks bound to a socket each (no core: core and PU -1),
+  // as Open MPI binds more than two ranks by default; the heavy pairs 0-1, 2-3, 4-5, 6-7 all
+  // across the sockets.
+  CommGraphBuilder b(8);
+  for (int v = 0; v < 8; v += 2) b.add(v, v + 1, 100);
+  std::vector<std::string> one_host(8, "h");
+  std::vector<int> unbound(8, -1), package{0, 1, 0, 1, 0, 1, 0, 1};
+  JobMapping m = map_job({one_host, b.build(), "", "pack:2 core:2 pu:1", "rt", unbound, 0, 0, 0, unbound, package});
+  ASSERT_TRUE(m.mapped) << m.summary;
+  EXPECT_NE(m.summary.find("8 ranks on 1 hosts x 8 slots (on packages)"), std::string::npos) << m.summary;
+  EXPECT_NE(m.summary.find("cross-socket bytes 400 -> 0"), std::string::npos) << m.summary;
+  // Each pair on one package: the process taking new rank v sits on package[process].
+  std::vector<int> package_of_new(8);
+  for (size_t process = 0; process < 8; ++process)
+    package_of_new[static_cast<size_t>(m.new_rank[process])] = package[process];
+  for (size_t v = 0; v < 8; v += 2) EXPECT_EQ(package_of_new[v], package_of_new[v + 1]) << "pair " << v;
+  // A rank bound across the packages (or not at all): no intra-node mapping, and the summary says why.
+  package[5] = -1;
+  JobMapping unplaced = map_job({one_host, b.build(), "", "pack:2 core:2 pu:1", "rt", unbound, 0, 0, 0, unbound, package});
+  EXPECT_NE(unplaced.summary.find("no intra-node mapping (rank 0 is not bound to one core; rank 5 is not bound to one "
+                                  "package)"),
+            std::string::npos)
+      << unplaced.summary;
+}
+
 // The hop-bytes after mapping, from the summary's "hop-bytes BEFORE -> AFTER".
 double hop_bytes_after(const JobMapping &m) {
   size_t at = m.summary.find("hop-bytes ");

@@ -46,6 +46,11 @@ TEST(NodeTopology, SyntheticTwoPackages) {
   EXPECT_EQ(node.cpu_distance(CpuLevel::PU, 0, 7), 2);  // same package
   EXPECT_EQ(node.cpu_distance(CpuLevel::PU, 0, 8), 3);
   EXPECT_EQ(node.cpu_package(CpuLevel::PU, 7), 0);
+  // Packages as a level of their own: a package is its own package.
+  EXPECT_EQ(node.num_cpus(CpuLevel::Package), 2);
+  EXPECT_EQ(node.cpu_package(CpuLevel::Package, 1), 1);
+  EXPECT_EQ(node.cpu_distance(CpuLevel::Package, 0, 0), 0);
+  EXPECT_EQ(node.cpu_distance(CpuLevel::Package, 0, 1), 1);
   EXPECT_EQ(node.cpu_package(CpuLevel::PU, 8), 1);
   EXPECT_EQ(guard([&] { node.cpu_distance(CpuLevel::PU, 0, 16); }), CANOPY_ERR_INVALID_ARG);
   // Without Core objects the PUs are the cores.
