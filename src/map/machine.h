@@ -23,7 +23,7 @@ namespace canopy::map {
 struct NodeLayout {
   std::string spec;                       // the node topology's spec ("live", a path, a synthetic string)
   topo::CpuLevel level = topo::CpuLevel::Core;  // what slot_cpu counts: cores, PUs or packages
-  std::vector<int> slot_cpu;              // logical core (or PU) index of each local slot
+  std::vector<int> slot_cpu;              // logical core (or PU, or package) index of each local slot
   std::vector<int> slot_package;          // package of each local slot (-1: no packages)
   std::vector<int> distance;              // slots x slots: levels up to the CPUs' common ancestor
 

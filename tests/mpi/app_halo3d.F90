@@ -161,12 +161,12 @@ program halo3d
   call MPI_COMM_SIZE(graph, size, ierr)
   moved = merge(1, 0, rank /= world_rank)
 
-  ! The topology MPI reports for the new rank must be its stencil.
+  ! The new rank's stencil: its neighbour towards each direction, and in the order of the
+  ! neighbourhood collectives' blocks (the graph's, or along each Cartesian dimension the one at
+  ! -1, then at +1).
   count = stencil(rank, nb, dir)
   towards = MPI_PROC_NULL
   towards(dir(1:count)) = nb(1:count)
-  ! The neighbours in the order of the neighbourhood collectives' blocks: the graph's (the
-  ! stencil's), or along each Cartesian dimension the one at -1, then at +1.
   if (cart) then
     blocks = 6
     peer_dir = [(2 * (2 - j / 2) + mod(j, 2), j = 0, 5)]
@@ -176,6 +176,7 @@ program halo3d
     peer_dir(0:count - 1) = dir(1:count)
     peers(0:count - 1) = nb(1:count)
   end if
+  ! The topology MPI reports for the new rank must be its stencil.
   good = 1
   if (cart) then
     found = -1
