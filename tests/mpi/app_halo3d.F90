@@ -9,10 +9,11 @@
 ! checksums, which do not depend on which process plays which grid position; stderr gets how
 ! many ranks were renumbered and the checks.
 !
-!   app_halo3d PX PY PZ [--cart] [--persistent | --sendrecv | --neighbor] [--iterations N]
+!   app_halo3d PX PY PZ [--cart | --graph1] [--persistent | --sendrecv | --neighbor] [--iterations N]
 !     (default)     MPI_DIST_GRAPH_CREATE_ADJACENT, face sizes as edge weights
 !     --cart        MPI_CART_CREATE (dims PZ x PY x PX, so that x varies fastest as here), after
 !                   MPI_CART_MAP: stderr says whether each rank got from it the rank it gets
+!     --graph1      MPI_GRAPH_CREATE, the MPI-1 graph of the whole stencil, after MPI_GRAPH_MAP (likewise)
 !     --persistent  MPI_SEND_INIT, MPI_RECV_INIT and MPI_STARTALL instead of MPI_ISEND / MPI_IRECV
 !     --sendrecv    MPI_SENDRECV, one direction after the other (MPI_PROC_NULL where none)
 !     --neighbor    MPI_NEIGHBOR_ALLTOALL (MPI_INEIGHBOR_ALLTOALLV on odd iterations), and at the end
@@ -102,7 +103,9 @@ program halo3d
   integer :: nb(6), dir(6), found(6), weights(6), cart_dims(3), moved, good, ok
   integer :: in, out, src(6), dst(6), sw(6), dw(6), c(3), value, expected
   integer :: towards(0:5), peers(0:5), peer_dir(0:5), blocks, j, got(0:5)
-  logical :: cart, persistent, exchange_by_sendrecv, neighbor, weighted, periods(3)
+  logical :: cart, graph1, persistent, exchange_by_sendrecv, neighbor, weighted, periods(3)
+  integer :: r, total_edges
+  integer, allocatable :: graph_index(:), graph_edges(:)
   character(len=32) :: arg
   integer(8), allocatable :: u(:, :, :), next(:, :, :), positions(:), sendbuf(:, :), recvbuf(:, :)
   integer(8) :: local, total, gathered_total
@@ -112,13 +115,14 @@ program halo3d
   call MPI_COMM_RANK(MPI_COMM_WORLD, world_rank, ierr)
   call MPI_COMM_SIZE(MPI_COMM_WORLD, world_size, ierr)
   cart = .false.
+  graph1 = .false.
   persistent = .false.
   exchange_by_sendrecv = .false.
   neighbor = .false.
   iterations = 5
   if (command_argument_count() < 3) then
     if (world_rank == 0) write (0, '(a)') &
-      'usage: app_halo3d PX PY PZ [--cart] [--persistent | --sendrecv | --neighbor] [--iterations N]'
+      'usage: app_halo3d PX PY PZ [--cart | --graph1] [--persistent | --sendrecv | --neighbor] [--iterations N]'
     call MPI_FINALIZE(ierr)
     stop 2
   end if
@@ -130,6 +134,7 @@ program halo3d
   do while (i <= command_argument_count())
     call get_command_argument(i, arg)
     if (arg == '--cart') cart = .true.
+    if (arg == '--graph1') graph1 = .true.
     if (arg == '--persistent') persistent = .true.
     if (arg == '--sendrecv') exchange_by_sendrecv = .true.
     if (arg == '--neighbor') neighbor = .true.
@@ -153,6 +158,17 @@ program halo3d
     periods = .false.
     call MPI_CART_MAP(MPI_COMM_WORLD, 3, cart_dims, periods, mapped, ierr)
     call MPI_CART_CREATE(MPI_COMM_WORLD, 3, cart_dims, periods, .true., graph, ierr)
+  else if (graph1) then  ! every rank states the whole graph
+    allocate (graph_index(world_size), graph_edges(6 * world_size))
+    total_edges = 0
+    do r = 0, world_size - 1
+      i = stencil(r, found, src)
+      graph_edges(total_edges + 1:total_edges + i) = found(1:i)
+      total_edges = total_edges + i
+      graph_index(r + 1) = total_edges
+    end do
+    call MPI_GRAPH_MAP(MPI_COMM_WORLD, world_size, graph_index, graph_edges, mapped, ierr)
+    call MPI_GRAPH_CREATE(MPI_COMM_WORLD, world_size, graph_index, graph_edges, .true., graph, ierr)
   else
     call MPI_DIST_GRAPH_CREATE_ADJACENT(MPI_COMM_WORLD, count, nb, weights, count, nb, weights, MPI_INFO_NULL, &
                                         .true., graph, ierr)
@@ -193,6 +209,10 @@ program halo3d
       end if
     end do
     if (in /= count .or. any(found(1:count) /= nb(1:count))) good = 0
+  else if (graph1) then
+    call MPI_GRAPH_NEIGHBORS_COUNT(graph, rank, in, ierr)
+    if (in == count) call MPI_GRAPH_NEIGHBORS(graph, rank, 6, found, ierr)
+    if (in /= count .or. any(found(1:count) /= nb(1:count))) good = 0
   else
     call MPI_DIST_GRAPH_NEIGHBORS_COUNT(graph, in, out, weighted, ierr)
     if (in /= count .or. out /= count .or. .not. weighted) then
@@ -207,7 +227,7 @@ program halo3d
   call MPI_ALLREDUCE(MPI_IN_PLACE, moved, 1, MPI_INTEGER, MPI_SUM, graph, ierr)
   call MPI_ALLREDUCE(good, ok, 1, MPI_INTEGER, MPI_MIN, graph, ierr)
   if (rank == 0) write (0, '("renumbered ranks: ",i0,/,"graph check: ",a)') moved, trim(merge('ok    ', 'FAILED', ok == 1))
-  if (cart) then  ! whether MPI_CART_MAP gave each rank the rank MPI_CART_CREATE gives it (Canopy's does)
+  if (cart .or. graph1) then  ! whether MPI_CART_MAP / MPI_GRAPH_MAP gave each rank the rank the constructor gives it
     mapped = merge(1, 0, mapped == rank)
     call MPI_ALLREDUCE(MPI_IN_PLACE, mapped, 1, MPI_INTEGER, MPI_MIN, graph, ierr)
     if (rank == 0) write (0, '("map check: ",a)') trim(merge('ok     ', 'differs', mapped == 1))

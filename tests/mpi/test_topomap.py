@@ -35,7 +35,7 @@ Scenarios (NP ranks, the process grid, the hosts the ranks pretend to be on, the
   packages_npN      a line of N ranks on one host bound to its two packages in turn (MPI_BIND=socket, the
                     launcher and the ranks reading an hwloc XML of two one-core packages): the decision
                     places them on packages, every neighbour pair across them before, one after
-  fortran_X_npN     scenario X_npN (halo, cart, record) with HALO_APP the Fortran twin of app_halo3d
+  fortran_X_npN     scenario X_npN (halo, cart, graph1, record) with HALO_APP the Fortran twin of app_halo3d
                     (app_halo3d.F90, `use mpi`; f08_X_npN: its `use mpi_f08` build), which also
                     calls each intercepted collective once
                     and checks its result: under Canopy each of them is logged as intercepted;
