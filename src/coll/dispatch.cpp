@@ -334,14 +334,7 @@ bool has_implementation(Collective coll, const std::string &name) {
 }
 
 bool disabled() noexcept {
-  static const bool off = [] {
-    try {
-      return param_bool("disable");
-    } catch (const std::exception &e) {
-      CANOPY_LOG(Error, "%s; Canopy collectives disabled", e.what());
-      return true;
-    }
-  }();
+  static const bool off = param_bool_or("disable", true, log::Level::Error, "Canopy collectives disabled");
   return off;
 }
 

@@ -261,6 +261,15 @@ bool param_bool(const std::string &name) {
   return text == "1" || text == "true";
 }
 
+bool param_bool_or(const std::string &name, bool fallback, log::Level level, const char *consequence) noexcept {
+  try {
+    return param_bool(name);
+  } catch (const std::exception &e) {
+    if (log::enabled(level)) log::write(level, "%s; %s", e.what(), consequence);
+    return fallback;
+  }
+}
+
 }  // namespace canopy
 
 extern "C" canopy_status_t canopy_config_get(const char *name, char *buf, int len) {

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "common/log.h"
+
 namespace canopy {
 
 enum class ParamType { Int, Double, Bool, String };
@@ -41,5 +43,8 @@ std::string param_string(const std::string &name);
 long long param_int(const std::string &name);
 double param_double(const std::string &name);
 bool param_bool(const std::string &name);
+/** param_bool(@p name), or @p fallback where its value is bad, which is logged at @p level as
+    "REASON; @p consequence". For switches read once. */
+bool param_bool_or(const std::string &name, bool fallback, log::Level level, const char *consequence) noexcept;
 
 }  // namespace canopy

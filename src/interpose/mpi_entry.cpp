@@ -86,10 +86,11 @@ CANOPY_MPI_EXPORT int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype ty
 
 // Neighbourhood collectives, blocking and not: each block counted for its out-neighbour
 // (BLOCK: what goes to out-neighbour i), then MPI's.
-#define CANOPY_NEIGHBOR_BLOCKS(BLOCK)                                              \
-  canopy::topomap::record_neighbor_sends(comm, [&]([[maybe_unused]] int i) { \
-    return std::pair<int, MPI_Datatype> BLOCK;                               \
-  })
+#define CANOPY_NEIGHBOR_BLOCKS(BLOCK)                                                \
+  if (canopy::topomap::recording())                                            \
+    canopy::topomap::record_neighbor_sends(comm, [&]([[maybe_unused]] int i) { \
+      return std::pair<int, MPI_Datatype> BLOCK;                               \
+    })
 #define CANOPY_NEIGHBOR(NAME, BLOCK, PARAMS, ARGS)                                                \
   CANOPY_MPI_EXPORT int MPI_Neighbor_##NAME(CANOPY_UNPARENTHESIZED PARAMS) {                        \
     CANOPY_NEIGHBOR_BLOCKS(BLOCK);                                                                  \

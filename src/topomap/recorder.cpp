@@ -16,6 +16,7 @@
 #include "common/log.h"
 #include "common/params.h"
 #include "topomap/gather.h"
+#include "topomap/topomap.h"
 
 namespace canopy::topomap {
 namespace {
@@ -76,36 +77,22 @@ CommRecord *comm_record(MPI_Comm comm) {
 }
 
 // The out-neighbours of topology communicator @p comm in the order of its neighbourhood
-// collectives' send blocks (MPI-4.1 section 8.6): a distributed graph's destinations, an MPI-1
-// graph's neighbours, or along each Cartesian dimension the neighbour at -1, then at +1.
-// Empty for a communicator without a topology (MPI's own call refuses it).
+// collectives' send blocks: a distributed graph's destinations, or neighbour_order's. Empty for a
+// communicator without a topology (MPI's own call refuses it).
 std::vector<int> out_neighbours(MPI_Comm comm) {
   int kind = MPI_UNDEFINED;
-  PMPI_Topo_test(comm, &kind);
-  std::vector<int> out;
-  if (kind == MPI_DIST_GRAPH) {
-    int indegree = 0, outdegree = 0, weighted = 0;
-    PMPI_Dist_graph_neighbors_count(comm, &indegree, &outdegree, &weighted);
-    std::vector<int> sources(static_cast<size_t>(indegree) + 1), weights(sources.size() + outdegree);
-    out.resize(static_cast<size_t>(outdegree) + 1);  // never empty: data() is no MPI_UNWEIGHTED
-    PMPI_Dist_graph_neighbors(comm, indegree, sources.data(), weights.data(), outdegree, out.data(),
-                              weights.data() + indegree + 1);
-    out.pop_back();
-  } else if (kind == MPI_GRAPH) {
-    int rank = 0, count = 0;
-    PMPI_Comm_rank(comm, &rank);
-    PMPI_Graph_neighbors_count(comm, rank, &count);
-    out.resize(static_cast<size_t>(count));
-    PMPI_Graph_neighbors(comm, rank, count, out.data());
-  } else if (kind == MPI_CART) {
-    int dims = 0;
-    PMPI_Cartdim_get(comm, &dims);
-    for (int d = 0; d < dims; ++d) {
-      int lower = MPI_PROC_NULL, upper = MPI_PROC_NULL;
-      PMPI_Cart_shift(comm, d, 1, &lower, &upper);
-      out.insert(out.end(), {lower, upper});
-    }
-  }
+  coll::check_mpi(PMPI_Topo_test(comm, &kind), "MPI_Topo_test");
+  if (kind == MPI_CART || kind == MPI_GRAPH) return neighbour_order(comm, kind);
+  if (kind != MPI_DIST_GRAPH) return {};
+  int indegree = 0, outdegree = 0, weighted = 0;
+  coll::check_mpi(PMPI_Dist_graph_neighbors_count(comm, &indegree, &outdegree, &weighted),
+                  "MPI_Dist_graph_neighbors_count");
+  std::vector<int> sources(static_cast<size_t>(indegree) + 1), weights(sources.size() + outdegree),
+      out(static_cast<size_t>(outdegree) + 1);  // never empty: data() is no MPI_UNWEIGHTED
+  coll::check_mpi(PMPI_Dist_graph_neighbors(comm, indegree, sources.data(), weights.data(), outdegree, out.data(),
+                                            weights.data() + indegree + 1),
+                  "MPI_Dist_graph_neighbors");
+  out.pop_back();
   return out;
 }
 

@@ -15,6 +15,28 @@
 #include "topo/node_topology.h"
 
 namespace canopy::topomap {
+
+std::vector<int> neighbour_order(MPI_Comm comm, int topology) {
+  std::vector<int> order;
+  if (topology == MPI_CART) {
+    int ndims = 0;
+    coll::check_mpi(PMPI_Cartdim_get(comm, &ndims), "MPI_Cartdim_get");
+    for (int d = 0; d < ndims; ++d) {
+      int lower = MPI_PROC_NULL, upper = MPI_PROC_NULL;
+      coll::check_mpi(PMPI_Cart_shift(comm, d, 1, &lower, &upper), "MPI_Cart_shift");
+      order.insert(order.end(), {lower, upper});
+    }
+  } else {
+    int rank = 0, count = 0;
+    coll::check_mpi(PMPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+    coll::check_mpi(PMPI_Graph_neighbors_count(comm, rank, &count), "MPI_Graph_neighbors_count");
+    order.resize(static_cast<size_t>(std::max(count, 1)));
+    coll::check_mpi(PMPI_Graph_neighbors(comm, rank, count, order.data()), "MPI_Graph_neighbors");
+    order.resize(static_cast<size_t>(count));
+  }
+  return order;
+}
+
 namespace {
 
 using coll::check_mpi;
@@ -24,34 +46,6 @@ struct Adjacency {
   int weighted = 0;
   std::vector<int> sources, source_weights, destinations, destination_weights;
 };
-
-// The neighbours of this rank on a Cartesian communicator (both ways along every
-// dimension, MPI_Cart_shift) or an MPI-1 graph communicator (MPI_Graph_neighbors),
-// itself left out.
-std::vector<int> cart_or_graph_neighbours(MPI_Comm comm, int topology) {
-  int rank = 0;
-  check_mpi(PMPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
-  std::vector<int> found;
-  if (topology == MPI_CART) {
-    int ndims = 0;
-    check_mpi(PMPI_Cartdim_get(comm, &ndims), "MPI_Cartdim_get");
-    for (int d = 0; d < ndims; ++d) {
-      int lower = MPI_PROC_NULL, upper = MPI_PROC_NULL;
-      check_mpi(PMPI_Cart_shift(comm, d, 1, &lower, &upper), "MPI_Cart_shift");
-      found.insert(found.end(), {lower, upper});
-    }
-  } else {
-    int count = 0;
-    check_mpi(PMPI_Graph_neighbors_count(comm, rank, &count), "MPI_Graph_neighbors_count");
-    found.resize(static_cast<size_t>(std::max(count, 1)));
-    check_mpi(PMPI_Graph_neighbors(comm, rank, count, found.data()), "MPI_Graph_neighbors");
-    found.resize(static_cast<size_t>(count));
-  }
-  std::vector<int> neighbours;
-  for (int r : found)
-    if (r != MPI_PROC_NULL && r != rank) neighbours.push_back(r);
-  return neighbours;
-}
 
 // What one rank contributes to the decision: its host, its core, PU and package and its out-edges, or that it failed.
 struct LocalPart {
@@ -66,8 +60,12 @@ Adjacency adjacency_of(MPI_Comm graph) {
   Adjacency a;
   int topology = MPI_UNDEFINED;
   check_mpi(PMPI_Topo_test(graph, &topology), "MPI_Topo_test");
-  if (topology != MPI_DIST_GRAPH) {
-    a.sources = a.destinations = cart_or_graph_neighbours(graph, topology);
+  if (topology != MPI_DIST_GRAPH) {  // the neighbours but MPI_PROC_NULL and this rank itself
+    int rank = 0;
+    check_mpi(PMPI_Comm_rank(graph, &rank), "MPI_Comm_rank");
+    for (int r : neighbour_order(graph, topology))
+      if (r != MPI_PROC_NULL && r != rank) a.sources.push_back(r);
+    a.destinations = a.sources;
     a.source_weights = a.destination_weights = std::vector<int>(a.sources.size(), 1);
     return a;
   }
@@ -358,14 +356,8 @@ Decision decide(MPI_Comm comm, const std::string &algorithm, const std::string &
 }
 
 bool should_reorder(MPI_Comm comm_old, int reorder) noexcept {
-  static const bool wanted = [] {
-    try {
-      return param_bool("map_reorder");
-    } catch (const std::exception &e) {
-      CANOPY_LOG(Warn, "%s; topology constructors keep the ranks' order", e.what());
-      return false;
-    }
-  }();
+  static const bool wanted =
+      param_bool_or("map_reorder", false, log::Level::Warn, "topology constructors keep the ranks' order");
   int inter = 1;
   return reorder && wanted && !coll::disabled() && comm_old != MPI_COMM_NULL &&
          PMPI_Comm_test_inter(comm_old, &inter) == MPI_SUCCESS && !inter;

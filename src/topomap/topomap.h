@@ -34,6 +34,12 @@ struct Decision {
     bad argument) fails the mapping on every rank with CANOPY_ERR_INVALID_ARG. */
 Decision decide(MPI_Comm comm, const std::string &algorithm, const std::string &argument_error = {}) noexcept;
 
+/** The neighbours of this rank on a Cartesian (@p topology MPI_CART) or MPI-1 graph
+    (MPI_GRAPH) communicator, in the order of its neighbourhood collectives' blocks (MPI-4.1
+    section 8.6): along each dimension the neighbour at -1, then at +1 (MPI_PROC_NULL where a
+    dimension ends), or MPI_Graph_neighbors. Throws Error when MPI fails. */
+std::vector<int> neighbour_order(MPI_Comm comm, int topology);
+
 /** True when a topology constructor on @p comm_old with @p reorder
     should be reordered by Canopy: reorder set, map_reorder on, CANOPY_DISABLE off,
     an intra-communicator (anything else goes to PMPI untouched). */
